@@ -1,0 +1,33 @@
+# vmparity — every entry point is a target here; `make help` lists them.
+# Variables are `?=` so they can be overridden: `make lab-up PROFILE=full`.
+
+SHELL        := /bin/bash
+.DEFAULT_GOAL := help
+
+ROOT         := $(abspath .)
+BUILD        ?= $(ROOT)/build
+BENCH_OUT    ?= $(BUILD)/bench
+VENV         ?= $(ROOT)/.venv
+PY           ?= $(VENV)/bin/python
+CACHE_DIR    ?= $(HOME)/.cache/vmparity
+GOBIN_DIR    ?= $(ROOT)/build/gobin
+BENCHSTAT    ?= $(GOBIN_DIR)/benchstat
+PROFILE      ?= quick
+export PATH  := $(VENV)/bin:$(GOBIN_DIR):$(PATH)
+
+# Each component contributes its targets and adds its tests to TEST_TARGETS.
+TEST_TARGETS :=
+include mk/deps.mk
+include $(sort $(filter-out mk/deps.mk,$(wildcard mk/*.mk)))
+
+.PHONY: help test clean
+
+help: ## List every target with its one-line description
+	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
+	  | sort -u | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
+
+test: $(TEST_TARGETS) ## Install what is missing, build, and run every test (CI runs this)
+	@echo "make test: all passed ($(TEST_TARGETS))"
+
+clean: ## Remove build outputs (keeps results/ and the image cache)
+	rm -rf $(BUILD)
