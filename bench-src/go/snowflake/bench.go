@@ -1,0 +1,90 @@
+package snowflake
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Benchtimes per profile: smoke only proves the path works (fixed, tiny
+// iteration count, fine on a TCG guest); quick keeps all designs × procs
+// to a few seconds per repetition; full is the usual testing default.
+var Benchtimes = map[string]string{"smoke": "2000x", "quick": "40ms", "full": "1s"}
+
+// ProcsSteps is 1, 2, 4, … below visible, then visible itself: the seed's
+// GOMAXPROCS sweep, ending at what the scheduler lets us use.
+func ProcsSteps(visible int) []int {
+	var steps []int
+	for p := 1; p < visible; p *= 2 {
+		steps = append(steps, p)
+	}
+	return append(steps, visible)
+}
+
+// BenchName is the contract name (docs/formats.md); the -N suffix is the
+// GOMAXPROCS the benchmark ran with, as `go test` would print it.
+func BenchName(design string, procs int) string {
+	return fmt.Sprintf("BenchmarkSnowflake/impl=%s/procs=%d-%d", design, procs, procs)
+}
+
+var sink ID // keeps the compiler from discarding the IDs
+
+func benchOne(design string) (testing.BenchmarkResult, error) {
+	var benchErr error
+	var once sync.Once
+	r := testing.Benchmark(func(b *testing.B) {
+		g, err := New(design, Config{Worker: 1})
+		if err != nil {
+			once.Do(func() { benchErr = err })
+			b.SkipNow()
+		}
+		defer g.Close()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			var id ID
+			for pb.Next() {
+				var err error
+				if id, err = g.Next(); err != nil {
+					once.Do(func() { benchErr = err })
+					return
+				}
+			}
+			sink = id
+		})
+	})
+	return r, benchErr
+}
+
+// Run prints one repetition: config lines, then one Benchmark line per
+// design and GOMAXPROCS step. It restores GOMAXPROCS afterwards.
+func Run(w io.Writer, profile string, visible int) error {
+	bt, ok := Benchtimes[profile]
+	if !ok {
+		return fmt.Errorf("unknown profile %q (expected smoke, quick or full)", profile)
+	}
+	testing.Init()
+	if err := flag.Set("test.benchtime", bt); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# physical floor: 4096 IDs per ms per worker = %d ns/op; a design at the floor is rate-limited, not slow\n", FloorNs)
+	fmt.Fprintf(w, "snowflake-floor-ns: %d\n", FloorNs)
+	fmt.Fprintf(w, "snowflake-benchtime: %s\n", bt)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, d := range Designs {
+		for _, p := range ProcsSteps(visible) {
+			runtime.GOMAXPROCS(p)
+			r, err := benchOne(d)
+			if err != nil {
+				return fmt.Errorf("impl=%s procs=%d: %w", d, p, err)
+			}
+			if r.N == 0 {
+				return fmt.Errorf("impl=%s procs=%d: benchmark did not run", d, p)
+			}
+			fmt.Fprintf(w, "%s\t%d\t%.1f ns/op\n", BenchName(d, p), r.N, float64(r.T.Nanoseconds())/float64(r.N))
+		}
+	}
+	return nil
+}
