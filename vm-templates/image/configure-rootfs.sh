@@ -1,0 +1,28 @@
+#!/bin/bash
+# Turn a fresh debootstrap tree into a headless guest root (and a clean container
+# base): copy the files/ overlay, enable what a guest needs, mask what would
+# disturb a benchmark, and strip per-machine identity so every guest makes its own.
+# Usage: configure-rootfs.sh ROOTDIR
+set -euo pipefail
+root=${1:?usage: configure-rootfs.sh ROOTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+
+cp -a --no-preserve=ownership "$here/files/." "$root/"
+
+# systemctl --root edits unit symlinks offline: no chroot, no running systemd.
+systemctl --root="$root" enable systemd-networkd.service vmparity-seed.service ssh.service
+# Nothing waits for "online": sshd listens on every address as soon as it starts.
+systemctl --root="$root" disable systemd-networkd-wait-online.service 2>/dev/null || true
+# Periodic jobs would run in the middle of a benchmark; no VGA console either
+# (the serial getty on ttyS0 stays, so the console log shows a login prompt).
+systemctl --root="$root" mask \
+  apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
+  e2scrub_all.timer e2scrub_reap.service fstrim.timer getty@tty1.service
+
+# Identity made per guest at boot: an empty machine-id is filled in by systemd,
+# the SSH host key by vmparity-seed.service.
+: > "$root/etc/machine-id"
+rm -f "$root"/var/lib/dbus/machine-id "$root"/etc/ssh/ssh_host_*
+
+# Package caches are not part of the environment under test.
+rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
