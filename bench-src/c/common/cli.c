@@ -1,0 +1,66 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = { "smoke", "quick", "full" };
+
+const char *vmp_profile_name(enum vmp_profile p)
+{
+	return names[p];
+}
+
+static void usage(FILE *f, const char *prog, const char *what)
+{
+	fprintf(f, "usage: %s --profile smoke|quick|full   print one repetition of %s\n"
+		   "       %s --self-test                  check this program's own logic\n",
+		prog, what, prog);
+}
+
+void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
+{
+	const char *prog = argv[0];
+	int have_profile = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(stdout, prog, what);
+			exit(0);
+		} else if (!strcmp(arg, "--self-test")) {
+			a->self_test = 1;
+			continue;
+		} else if (!strncmp(arg, "--profile=", 10)) {
+			val = arg + 10;
+		} else if (!strcmp(arg, "--profile")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: --profile needs a value (smoke|quick|full)\n", prog);
+				exit(2);
+			}
+			val = argv[++i];
+		} else {
+			fprintf(stderr, "%s: unknown argument '%s'\n", prog, arg);
+			usage(stderr, prog, what);
+			exit(2);
+		}
+		int found = 0;
+		for (int p = 0; p < 3; p++)
+			if (!strcmp(val, names[p])) {
+				a->profile = (enum vmp_profile)p;
+				found = 1;
+			}
+		if (!found) {
+			fprintf(stderr, "%s: unknown profile '%s' (expected smoke|quick|full)\n", prog, val);
+			exit(2);
+		}
+		have_profile = 1;
+	}
+	if (a->self_test == have_profile) {
+		fprintf(stderr, "%s: give exactly one of --self-test or --profile\n", prog);
+		usage(stderr, prog, what);
+		exit(2);
+	}
+}

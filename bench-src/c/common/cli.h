@@ -1,0 +1,18 @@
+/* The command line every C benchmark shares: --self-test | --profile P. */
+#ifndef VMP_CLI_H
+#define VMP_CLI_H
+
+enum vmp_profile { VMP_SMOKE, VMP_QUICK, VMP_FULL };
+
+struct vmp_args {
+	int self_test;
+	enum vmp_profile profile;
+};
+
+/* Parses argv; on bad input prints usage naming the problem to stderr and
+ * exits 2.  --help prints usage and exits 0. */
+void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a);
+
+const char *vmp_profile_name(enum vmp_profile p);
+
+#endif

@@ -1,0 +1,53 @@
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+uint64_t vmp_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
+		perror("clock_gettime(CLOCK_MONOTONIC)");
+		exit(1);
+	}
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double vmp_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
+			const struct vmp_budget *b, uint64_t *k)
+{
+	*k = 1;
+	for (;;) {
+		uint64_t t0 = vmp_now_ns();
+		int rc = run(ctx, *k);
+		uint64_t dt = vmp_now_ns() - t0;
+
+		if (rc != 0)
+			return rc;
+		if (dt >= b->batch_ns)
+			return 0;
+		/* Aim 20% past the target from the rate seen, but at most x100 at
+		 * once so a timer hiccup on a tiny batch cannot overshoot wildly. */
+		double grow = dt ? 1.2 * (double)b->batch_ns / (double)dt : 100;
+		if (grow < 2)
+			grow = 2;
+		if (grow > 100)
+			grow = 100;
+		*k = (uint64_t)((double)*k * grow);
+	}
+}

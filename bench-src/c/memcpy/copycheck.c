@@ -1,0 +1,125 @@
+#include "copycheck.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define PAGE 4096u
+
+static size_t round_up(size_t x, size_t to)
+{
+	return (x + to - 1) / to * to;
+}
+
+int copy_arena_init(struct copy_arena *a, size_t max_n, char *why, size_t whylen)
+{
+	/* One spare page per slot leaves room for the per-slot page offsets. */
+	a->max_n = max_n;
+	a->stride = round_up(max_n, PAGE) + PAGE;
+	a->len = a->stride * 2 * COPY_SLOTS;
+	a->base = mmap(NULL, a->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->base == MAP_FAILED) {
+		snprintf(why, whylen, "mmap of %zu bytes: %s", a->len, strerror(errno));
+		a->base = NULL;
+		return -1;
+	}
+	/* xorshift64: cheap, and no byte value or period lines up with the
+	 * sizes or offsets we copy, so a shifted copy cannot match by chance. */
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (int slot = 0; slot < COPY_SLOTS; slot++) {
+		uint64_t *src = (uint64_t *)(a->base + 2 * slot * a->stride);
+		for (size_t i = 0; i < a->stride / sizeof(*src); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			src[i] = x;
+		}
+		/* Fault the destination in now, not inside a timed copy. */
+		memset(a->base + (2 * slot + 1) * a->stride, 0x5a, a->stride);
+	}
+	return 0;
+}
+
+void copy_arena_free(struct copy_arena *a)
+{
+	if (a->base)
+		munmap(a->base, a->len);
+	a->base = NULL;
+}
+
+void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n)
+{
+	s->n = n;
+	s->next = 0;
+	for (int slot = 0; slot < COPY_SLOTS; slot++) {
+		/* Cache-line aligned, but each slot (and dst against src) at another
+		 * page offset, so the pairs do not alias in the same cache sets. */
+		size_t off = (size_t)slot * 256;
+		s->src[slot] = a->base + 2 * slot * a->stride + off;
+		s->dst[slot] = a->base + (2 * slot + 1) * a->stride + off + 64;
+	}
+	uint64_t h = 0x2545F4914F6CDD1Dull ^ n;
+	for (int i = 0; i < COPY_SAMPLES; i++) {
+		h = h * 6364136223846793005ull + 1442695040888963407ull;
+		s->sample[i] = (size_t)((h >> 33) % n);
+	}
+}
+
+uint64_t copy_batch(copy_fn const volatile *fn, struct copy_set *s, uint64_t k)
+{
+	const size_t n = s->n, last = n - 1;
+	uint64_t bad = 0, c = s->next;
+
+	for (uint64_t i = 0; i < k; i++, c++) {
+		unsigned slot = (unsigned)(c % COPY_SLOTS);
+		const unsigned char *src = s->src[slot];
+		unsigned char *dst = s->dst[slot];
+		size_t mid = s->sample[c % COPY_SAMPLES];
+
+		dst[0] = (unsigned char)~src[0];
+		dst[mid] = (unsigned char)~src[mid];
+		dst[last] = (unsigned char)~src[last];
+		(*fn)(dst, src, n);
+		bad += (dst[0] != src[0]) | (dst[mid] != src[mid]) | (dst[last] != src[last]);
+	}
+	s->next = c;
+	return bad;
+}
+
+static int compare_slot(const struct copy_set *s, int slot, char *why, size_t whylen)
+{
+	const unsigned char *src = s->src[slot], *dst = s->dst[slot];
+
+	if (memcmp(dst, src, s->n) == 0)
+		return 0;
+	size_t i = 0;
+	while (dst[i] == src[i])
+		i++;
+	snprintf(why, whylen, "copy of %zu bytes (slot %d): byte %zu is 0x%02x, expected 0x%02x",
+		 s->n, slot, i, dst[i], src[i]);
+	return -1;
+}
+
+int copy_verify_full(copy_fn const volatile *fn, struct copy_set *s, char *why, size_t whylen)
+{
+	for (int slot = 0; slot < COPY_SLOTS; slot++) {
+		unsigned char *dst = s->dst[slot];
+		const unsigned char *src = s->src[slot];
+
+		for (size_t i = 0; i < s->n; i++)
+			dst[i] = (unsigned char)~src[i];
+		(*fn)(dst, src, s->n);
+		if (compare_slot(s, slot, why, whylen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int copy_compare_all(const struct copy_set *s, char *why, size_t whylen)
+{
+	for (int slot = 0; slot < COPY_SLOTS; slot++)
+		if (compare_slot(s, slot, why, whylen) != 0)
+			return -1;
+	return 0;
+}

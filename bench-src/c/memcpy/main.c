@@ -1,0 +1,111 @@
+/* memcpy: glibc memcpy cost per copy size (seed 002).  One repetition in the
+ * Go benchmark format; see docs/formats.md for names, units and keys. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "../common/cli.h"
+#include "../common/gofmt.h"
+#include "../common/tsc.h"
+#include "copycheck.h"
+#include "measure.h"
+#include "selftest.h"
+#include "sizes.h"
+
+/* Read through a volatile pointer on every copy: the compiler can neither
+ * inline glibc's memcpy nor replace it with its own builtin expansion. */
+static copy_fn const volatile glibc_memcpy = memcpy;
+
+/* The tunable= name component, set by benchrun alongside GLIBC_TUNABLES. */
+static const char *tunable_variant(void)
+{
+	const char *v = getenv("VMPARITY_TUNABLE_VARIANT");
+
+	if (!v || !*v)
+		return "default";
+	for (const char *p = v; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) {
+			fprintf(stderr, "memcpy: environment VMPARITY_TUNABLE_VARIANT='%s': expected "
+					"lower-case letters, digits and '-' (e.g. default, l3-3q, min)\n", v);
+			exit(2);
+		}
+	return v;
+}
+
+/* GLIBC_TUNABLES as this process received it, made safe for one line. */
+static void tunables_seen(char *buf, size_t len)
+{
+	const char *t = getenv("GLIBC_TUNABLES");
+
+	if (!t) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	snprintf(buf, len, "%s", t);
+	for (char *p = buf; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+int main(int argc, char **argv)
+{
+	struct vmp_args args;
+	struct memcpy_plan plan;
+	struct copy_arena arena;
+	char why[256], key[128], seen[512];
+
+	vmp_parse_args(argc, argv, "glibc memcpy per copy size", &args);
+	if (args.self_test)
+		return memcpy_self_test("memcpy");
+
+	const char *variant = tunable_variant();
+	/* AT_BASE is where the dynamic loader was mapped: 0 in a static binary.
+	 * Asking the process beats trusting a build flag. */
+	const char *link = getauxval(AT_BASE) ? "dynamic" : "static";
+
+	memcpy_plan_for(args.profile, &plan);
+	double ghz = vmp_tsc_probe(plan.tsc_window_ns, why, sizeof(why));
+	if (ghz > 0) {
+		vmp_config("memcpy-tsc", "usable");
+		vmp_config("memcpy-tsc-ghz", "%.4f", ghz);
+	} else {
+		vmp_config("memcpy-tsc", "unusable (%s)", why);
+		vmp_config("memcpy-tsc-ghz", "unknown (%s)", why);
+	}
+	/* One key per variant: benchrun hoists config lines into one header
+	 * (last value wins), and every variant's value must survive there. */
+	tunables_seen(seen, sizeof(seen));
+	snprintf(key, sizeof(key), "glibc-tunables-seen-%s", variant);
+	vmp_config(key, "%s", seen);
+	vmp_config("memcpy-estimator", "median of batches");
+	vmp_unit_better("B/s", 1);
+
+	if (copy_arena_init(&arena, plan.sizes[plan.nsizes - 1], why, sizeof(why)) != 0) {
+		fprintf(stderr, "memcpy: cannot set up buffers: %s\n", why);
+		return 1;
+	}
+	for (int i = 0; i < plan.nsizes; i++) {
+		struct copy_set set;
+		struct memcpy_result r;
+		char name[160];
+
+		copy_set_place(&set, &arena, plan.sizes[i]);
+		if (memcpy_measure(&glibc_memcpy, &set, &plan.budget, ghz > 0, &r,
+				   why, sizeof(why)) != 0) {
+			fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
+			copy_arena_free(&arena);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "BenchmarkMemcpy/link=%s/tunable=%s/size=%zu",
+			 link, variant, plan.sizes[i]);
+		struct vmp_metric m[] = {
+			{ r.ns_per_op, "ns/op" },
+			{ (double)plan.sizes[i] * 1e9 / r.ns_per_op, "B/s" },
+			{ r.cycles_per_op, ghz > 0 ? "cycles/op" : NULL },
+		};
+		vmp_bench_line(name, r.copies, m, 3);
+	}
+	copy_arena_free(&arena);
+	return 0;
+}

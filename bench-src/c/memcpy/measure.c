@@ -1,0 +1,66 @@
+#include "measure.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../common/tsc.h"
+
+struct batch_ctx {
+	copy_fn const volatile *fn;
+	struct copy_set *s;
+	uint64_t bad;
+};
+
+static int run_batch(void *ctx, uint64_t k)
+{
+	struct batch_ctx *c = ctx;
+
+	c->bad += copy_batch(c->fn, c->s, k);
+	return c->bad ? -1 : 0;
+}
+
+int memcpy_measure(copy_fn const volatile *fn, struct copy_set *s,
+		   const struct vmp_budget *b, int use_tsc,
+		   struct memcpy_result *r, char *why, size_t whylen)
+{
+	struct batch_ctx ctx = { .fn = fn, .s = s, .bad = 0 };
+	uint64_t k;
+
+	if (copy_verify_full(fn, s, why, whylen) != 0)
+		return -1;
+	if (vmp_calibrate_batch(run_batch, &ctx, b, &k) != 0)
+		goto bad_copy;
+
+	double *ns = calloc(b->max_batches, sizeof(double));
+	double *cyc = calloc(b->max_batches, sizeof(double));
+	if (!ns || !cyc) {
+		snprintf(why, whylen, "out of memory for %u batch timings", b->max_batches);
+		free(ns);
+		free(cyc);
+		return -1;
+	}
+	uint64_t start = vmp_now_ns();
+	unsigned nb = 0;
+	while (nb < b->max_batches &&
+	       (nb < b->min_batches || vmp_now_ns() - start < b->total_ns)) {
+		uint64_t t0 = vmp_now_ns(), c0 = use_tsc ? vmp_rdtsc() : 0;
+		run_batch(&ctx, k);
+		uint64_t c1 = use_tsc ? vmp_rdtsc() : 0, t1 = vmp_now_ns();
+		ns[nb] = (double)(t1 - t0) / (double)k;
+		cyc[nb] = (double)(c1 - c0) / (double)k;
+		nb++;
+	}
+	r->copies = k * nb;
+	r->ns_per_op = vmp_median(ns, nb);
+	r->cycles_per_op = use_tsc ? vmp_median(cyc, nb) : 0;
+	free(ns);
+	free(cyc);
+	if (ctx.bad)
+		goto bad_copy;
+	return copy_compare_all(s, why, whylen);
+
+bad_copy:
+	snprintf(why, whylen, "copy of %zu bytes: %llu of the timed copies failed their check",
+		 s->n, (unsigned long long)ctx.bad);
+	return -1;
+}

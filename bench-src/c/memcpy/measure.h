@@ -1,0 +1,27 @@
+/* Times one copy size: calibrated batches of verified copies. */
+#ifndef VMP_MEMCPY_MEASURE_H
+#define VMP_MEMCPY_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/timing.h"
+#include "copycheck.h"
+
+struct memcpy_result {
+	uint64_t copies;   /* timed copies (the "iterations" column) */
+	double ns_per_op;
+	double cycles_per_op; /* 0 when the TSC is not used */
+};
+
+/* Verifies every byte of a first copy per slot, times batches until the
+ * budget is spent, then verifies every byte again.  The estimate is the
+ * MEDIAN of the per-batch times (not Lemire's minimum): on a shared 2-core
+ * machine and under emulation the minimum rewards one lucky batch, while the
+ * median is what benchstat's repetitions then compare robustly.  Returns 0,
+ * or -1 with the failed check described in why. */
+int memcpy_measure(copy_fn const volatile *fn, struct copy_set *s,
+		   const struct vmp_budget *b, int use_tsc,
+		   struct memcpy_result *r, char *why, size_t whylen);
+
+#endif

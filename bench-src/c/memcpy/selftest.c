@@ -1,0 +1,180 @@
+#include "selftest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/gofmt.h"
+#include "../common/ksft.h"
+#include "../common/timing.h"
+#include "../common/tsc.h"
+#include "copycheck.h"
+#include "measure.h"
+#include "sizes.h"
+
+/* Deliberately broken copies: each must be caught by the checks. */
+static void *copy_nothing(void *d, const void *s, size_t n)
+{
+	(void)s;
+	(void)n;
+	return d;
+}
+
+static void *copy_short(void *d, const void *s, size_t n)
+{
+	return memcpy(d, s, n - 1);
+}
+
+static void *copy_shifted(void *d, const void *s, size_t n)
+{
+	memmove(d, (const unsigned char *)s + 1, n - 1);
+	((unsigned char *)d)[n - 1] = ((const unsigned char *)s)[n - 1];
+	return d;
+}
+
+static int calls;
+static void *copy_only_once(void *d, const void *s, size_t n)
+{
+	return calls++ ? d : memcpy(d, s, n);
+}
+
+/* Right everywhere except one byte in the middle: only the full check and,
+ * eventually, the rolling sample can see it. */
+static void *copy_one_bad_byte(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+	((unsigned char *)d)[n / 2] ^= 0x01;
+	return d;
+}
+
+static copy_fn const volatile good = memcpy;
+
+static void test_copies(void)
+{
+	static const size_t sizes[] = { 1, 10, 1024, 4097, 65536 };
+	struct copy_arena a;
+	struct copy_set s;
+	char why[256] = "";
+
+	int rc = copy_arena_init(&a, 65536, why, sizeof(why));
+	if (!vmp_check(rc == 0, "copy buffers set up %s", why))
+		return;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		copy_set_place(&s, &a, sizes[i]);
+		int full = copy_verify_full(&good, &s, why, sizeof(why));
+		uint64_t bad = copy_batch(&good, &s, 1000);
+		vmp_check(full == 0 && bad == 0 && copy_compare_all(&s, why, sizeof(why)) == 0,
+			  "glibc memcpy of %zu bytes passes every check", sizes[i]);
+	}
+
+	static const struct { copy_fn fn; const char *what; } broken[] = {
+		{ copy_nothing, "a copy that writes nothing" },
+		{ copy_short, "a copy one byte short" },
+		{ copy_shifted, "a copy shifted by one byte" },
+		{ copy_only_once, "a copy that works only the first time" },
+	};
+	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+		copy_fn const volatile fn = broken[i].fn;
+		copy_set_place(&s, &a, 1024);
+		calls = 0;
+		uint64_t bad = copy_batch(&fn, &s, 100);
+		/* The only-once copy must fail on every copy after its first. */
+		vmp_check(bad >= 99, "%s fails the per-copy check (%llu of 100 caught)",
+			  broken[i].what, (unsigned long long)bad);
+	}
+
+	copy_fn const volatile one_bad = copy_one_bad_byte;
+	copy_set_place(&s, &a, 1024);
+	rc = copy_verify_full(&one_bad, &s, why, sizeof(why));
+	vmp_check(rc != 0 && strstr(why, "byte 512 ") != NULL,
+		  "one wrong byte in 1024 is caught by the full check: %s", why);
+
+	struct vmp_budget b = { .batch_ns = 1000, .total_ns = 100000, .min_batches = 2, .max_batches = 10 };
+	struct memcpy_result r;
+	copy_fn const volatile nothing = copy_nothing;
+	copy_set_place(&s, &a, 4096);
+	vmp_check(memcpy_measure(&nothing, &s, &b, 0, &r, why, sizeof(why)) != 0,
+		  "the measurement refuses a broken copy: %s", why);
+	copy_set_place(&s, &a, 4096);
+	rc = memcpy_measure(&good, &s, &b, 0, &r, why, sizeof(why));
+	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
+		  "the measurement of glibc memcpy succeeds (%.1f ns/op)", rc == 0 ? r.ns_per_op : 0);
+	copy_arena_free(&a);
+}
+
+static void test_tsc_flags(void)
+{
+	static const struct { const char *flags; int usable; const char *why; } cases[] = {
+		{ "fpu tsc msr constant_tsc rep_good nopl nonstop_tsc cpuid", 1, "" },
+		{ "fpu tsc msr constant_tsc cpuid", 0, "no nonstop_tsc in cpu flags" },
+		{ "fpu tsc nonstop_tsc", 0, "no constant_tsc in cpu flags" },
+		{ "fpu rdtscp constant_tsc nonstop_tsc", 0, "no tsc in cpu flags" },
+		{ "fpu tsc constant_tsc_x nonstop_tsc", 0, "no constant_tsc in cpu flags" },
+		{ "", 0, "no tsc, no constant_tsc, no nonstop_tsc in cpu flags" },
+	};
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int u = vmp_tsc_usable_from_flags(cases[i].flags, why, sizeof(why));
+		vmp_check(u == cases[i].usable && strcmp(why, cases[i].why) == 0,
+			  "tsc decision for \"%s\": %s%s%s", cases[i].flags,
+			  u ? "usable" : "unusable (", why, u ? "" : ")");
+	}
+}
+
+static void test_tsc_live(void)
+{
+	char flags[8192], why[256];
+
+	if (vmp_read_cpu_flags(flags, sizeof(flags), why, sizeof(why)) != 0 ||
+	    !vmp_tsc_usable_from_flags(flags, why, sizeof(why))) {
+		vmp_skip("tsc calibration on this machine (%s)", why);
+		return;
+	}
+	double ghz = vmp_tsc_calibrate_ghz(5000000, why, sizeof(why));
+	vmp_check(ghz > 0, "tsc calibrates on this machine: %.4f GHz %s", ghz, why);
+}
+
+static void test_plans(void)
+{
+	static const size_t seeds[] = { 10, 1024, 10240, 1 << 20, 10 << 20 };
+
+	for (int p = VMP_SMOKE; p <= VMP_FULL; p++) {
+		struct memcpy_plan plan;
+		int sorted = 1, seeds_in = 0, pow2 = 0;
+
+		memcpy_plan_for((enum vmp_profile)p, &plan);
+		for (int i = 1; i < plan.nsizes; i++)
+			sorted &= plan.sizes[i - 1] < plan.sizes[i];
+		for (int i = 0; i < plan.nsizes; i++) {
+			for (int j = 0; j < 5; j++)
+				seeds_in += plan.sizes[i] == seeds[j];
+			pow2 += plan.sizes[i] >= 64 && (plan.sizes[i] & (plan.sizes[i] - 1)) == 0;
+		}
+		int want_seeds = p == VMP_SMOKE ? 4 : 5;
+		vmp_check(plan.nsizes > 0 && sorted && seeds_in == want_seeds &&
+			  (p != VMP_FULL || pow2 == 21) && plan.sizes[plan.nsizes - 1] <= (64u << 20),
+			  "profile %s: %d sizes ascending, %d seed sizes, %d powers of two",
+			  vmp_profile_name((enum vmp_profile)p), plan.nsizes, seeds_in, pow2);
+	}
+}
+
+static void test_format(void)
+{
+	double v[] = { 3, 1, 2 }, w[] = { 4, 1, 3, 2 };
+
+	vmp_check(vmp_median(v, 3) == 2 && vmp_median(w, 4) == 2.5, "median of odd and even counts");
+	vmp_check(vmp_config_key_ok("memcpy-tsc") && vmp_config_key_ok("glibc-tunables-seen-l3-3q") &&
+		  !vmp_config_key_ok("Memcpy") && !vmp_config_key_ok("a b") &&
+		  !vmp_config_key_ok("-x") && !vmp_config_key_ok(""),
+		  "configuration keys: lower case, digits and '-' only");
+}
+
+int memcpy_self_test(const char *prog)
+{
+	test_copies();
+	test_tsc_flags();
+	test_tsc_live();
+	test_plans();
+	test_format();
+	return vmp_ksft_finish(prog);
+}
