@@ -1,0 +1,158 @@
+package envprobe
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// contractKeys is the list in docs/formats.md "envprobe keys", in order.
+var contractKeys = strings.Fields(`host kernel kernel-cmdline cpu cpu-vendor cpu-flags ht topoext hypervisor
+hypervisor-signature constant-tsc nonstop-tsc vmx svm threads-per-core cores-per-socket sockets
+cpus-online cpus-visible l1d-cache l2-cache l3-cache getconf-l1d-cache getconf-l2-cache
+getconf-l3-cache glibc glibc-diagnostics-source nt-threshold rep-movsb-threshold
+rep-stosb-threshold shared-cache-size glibc-tunables clocksource clocksources-available vdso pmu
+pmu-reason target-kind target-kind-evidence cgroup cpu-quota cpuset governor turbo thp`)
+
+// TestProbeKeysAndFormat runs the real probe: every contract key exactly
+// once, benchfmt-valid config lines, and JSON with the same content.
+func TestProbeKeysAndFormat(t *testing.T) {
+	fields := Probe()
+	got := map[string]string{}
+	for _, f := range fields {
+		if _, dup := got[f.Key]; dup {
+			t.Fatalf("key %s twice", f.Key)
+		}
+		got[f.Key] = f.Value
+	}
+	for _, k := range contractKeys {
+		if _, ok := got[k]; !ok {
+			t.Errorf("contract key %s missing", k)
+		}
+	}
+	if len(got) != len(contractKeys) {
+		t.Errorf("%d keys, contract has %d", len(got), len(contractKeys))
+	}
+	var lines bytes.Buffer
+	if err := WriteLines(&lines, fields); err != nil {
+		t.Fatal(err)
+	}
+	cfg := regexp.MustCompile(`^[a-z][a-z0-9-]*: \S.*$`)
+	for _, l := range strings.Split(strings.TrimSuffix(lines.String(), "\n"), "\n") {
+		if !cfg.MatchString(l) {
+			t.Errorf("not a config line: %q", l)
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, fields); err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]string
+	if err := json.Unmarshal(js.Bytes(), &obj); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, js.String())
+	}
+	for k, v := range got {
+		if obj[k] != v {
+			t.Errorf("JSON %s = %q, lines say %q", k, obj[k], v)
+		}
+	}
+	for _, k := range []string{"ht", "topoext", "hypervisor", "vmx", "svm", "vdso", "pmu"} {
+		if v := got[k]; v != "yes" && v != "no" && !strings.HasPrefix(v, "unknown (") {
+			t.Errorf("%s = %q, want yes/no/unknown (…)", k, v)
+		}
+	}
+}
+
+func TestTargetKind(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		e        KindEvidence
+		kind     string
+		evidence string
+	}{
+		{"metal", KindEvidence{HaveCPUID: true}, "metal", "hypervisor bit clear"},
+		{"kvm", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "KVMKVMKVM"}, "kvm-guest", "KVMKVMKVM"},
+		{"tcg", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "TCGTCGTCGTCG"}, "tcg-guest", "TCGTCGTCGTCG"},
+		{"qemu without bit", KindEvidence{HaveCPUID: true, DMI: "sys_vendor=QEMU product_name=Standard PC (Q35 + ICH9, 2009)"}, "tcg-guest", "emulation"},
+		{"container in kvm", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "KVMKVMKVM", Container: []string{"/.dockerenv exists"}}, "container", "/.dockerenv exists; host: cpuid hypervisor bit set"},
+		{"other hypervisor", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "VMwareVMware"}, "unknown (", "VMwareVMware"},
+		{"override", KindEvidence{HaveCPUID: true, Override: "tcg-guest"}, "tcg-guest", "VMPARITY_TARGET_KIND=tcg-guest overrides detection (detected metal"},
+		{"bad override", KindEvidence{HaveCPUID: true, Override: "vm"}, "unknown (VMPARITY_TARGET_KIND=\"vm\"", "hypervisor bit clear"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, ev := TargetKind(tc.e)
+			if !strings.HasPrefix(k, tc.kind) || !strings.Contains(ev, tc.evidence) {
+				t.Fatalf("got %q / %q, want %q / …%q…", k, ev, tc.kind, tc.evidence)
+			}
+		})
+	}
+}
+
+func TestCgroupParsing(t *testing.T) {
+	mi := `30 25 0:26 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755
+31 30 0:27 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw
+35 30 0:31 /docker/ab12 /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
+36 30 0:32 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset
+`
+	ms := ParseMountinfo(mi)
+	if len(ms) != 3 || CgroupVersion(ms) != "hybrid" {
+		t.Fatalf("mounts %+v version %s", ms, CgroupVersion(ms))
+	}
+	cg := ParseProcCgroup("4:cpu,cpuacct:/docker/ab12\n3:cpuset:/docker/ab12\n0::/docker/ab12\n")
+	if dir, _, ok := controllerDir(ms, cg, "cpu"); !ok || dir != "/sys/fs/cgroup/cpu,cpuacct" {
+		t.Fatalf("cpu dir %q (the container's cgroup is the mount root)", dir)
+	}
+	if dir, _, ok := controllerDir(ms, cg, "cpuset"); !ok || dir != "/sys/fs/cgroup/cpuset/docker/ab12" {
+		t.Fatalf("cpuset dir %q", dir)
+	}
+	if v := CgroupVersion(ParseMountinfo("31 30 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n")); v != "v2" {
+		t.Fatalf("v2 detected as %s", v)
+	}
+	for in, want := range map[string]string{"max 100000": "none", "150000 100000": "1.5", "400000 100000": "4"} {
+		c, lim, err := ParseCPUMax(in)
+		if err != nil || FormatQuota(c, lim) != want {
+			t.Errorf("cpu.max %q → %v %v %v, want %s", in, c, lim, err, want)
+		}
+	}
+	if _, _, err := ParseCPUMax("garbage"); err == nil {
+		t.Error("bad cpu.max accepted")
+	}
+	if c, lim, err := ParseCFS("-1", "100000"); err != nil || lim || FormatQuota(c, lim) != "none" {
+		t.Error("cfs -1 should be none")
+	}
+	if c, lim, err := ParseCFS("200000", "100000"); err != nil || !lim || c != 2 {
+		t.Errorf("cfs 2 CPUs → %v %v %v", c, lim, err)
+	}
+}
+
+func TestParsersForSmallFields(t *testing.T) {
+	if l, err := parseCPUList("0-3,8,10-11"); err != nil || len(l) != 7 || l[4] != 8 {
+		t.Fatalf("parseCPUList → %v %v", l, err)
+	}
+	if _, err := parseCPUList("3-1"); err == nil {
+		t.Fatal("reversed range accepted")
+	}
+	for in, want := range map[string]int64{"32K": 32768, "1024K": 1 << 20, "32M": 32 << 20, "512": 512} {
+		if n, err := parseCacheSize(in); err != nil || n != want {
+			t.Errorf("parseCacheSize(%q) = %d %v", in, n, err)
+		}
+	}
+	auxv := make([]byte, 48)
+	binary.NativeEndian.PutUint64(auxv[0:], 6) // AT_PAGESZ
+	binary.NativeEndian.PutUint64(auxv[8:], 4096)
+	binary.NativeEndian.PutUint64(auxv[16:], atSysinfoEhdr)
+	binary.NativeEndian.PutUint64(auxv[24:], 0x7fff0000)
+	if ok, err := AuxvHasVDSO(auxv); !ok || err != nil {
+		t.Fatalf("vDSO not found: %v", err)
+	}
+	binary.NativeEndian.PutUint64(auxv[16:], 0) // AT_NULL before it
+	if ok, _ := AuxvHasVDSO(auxv); ok {
+		t.Fatal("vDSO found after AT_NULL")
+	}
+	if _, err := AuxvHasVDSO(auxv[:20]); err == nil {
+		t.Fatal("truncated auxv accepted")
+	}
+}
