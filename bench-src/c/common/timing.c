@@ -33,12 +33,20 @@ int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
 {
 	*k = 1;
 	for (;;) {
-		uint64_t t0 = vmp_now_ns();
-		int rc = run(ctx, *k);
-		uint64_t dt = vmp_now_ns() - t0;
+		/* The faster of two runs: one slow batch (a first-touch fault, a
+		 * preemption on this shared machine) must not end calibration
+		 * with batches far shorter than the target. */
+		uint64_t dt = UINT64_MAX;
+		for (int rep = 0; rep < 2; rep++) {
+			uint64_t t0 = vmp_now_ns();
+			int rc = run(ctx, *k);
+			uint64_t d = vmp_now_ns() - t0;
 
-		if (rc != 0)
-			return rc;
+			if (rc != 0)
+				return rc;
+			if (d < dt)
+				dt = d;
+		}
 		if (dt >= b->batch_ns)
 			return 0;
 		/* Aim 20% past the target from the rate seen, but at most x100 at

@@ -8,8 +8,8 @@
 #include "../common/cli.h"
 #include "../common/gofmt.h"
 #include "../common/tsc.h"
-#include "copycheck.h"
-#include "measure.h"
+#include "../common/copycheck.h"
+#include "../common/copymeasure.h"
 #include "selftest.h"
 #include "sizes.h"
 
@@ -87,11 +87,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < plan.nsizes; i++) {
 		struct copy_set set;
-		struct memcpy_result r;
+		struct copy_result r;
 		char name[160];
 
 		copy_set_place(&set, &arena, plan.sizes[i]);
-		if (memcpy_measure(&glibc_memcpy, &set, &plan.budget, ghz > 0, &r,
+		if (copy_measure(&glibc_memcpy, &set, &plan.budget, ghz > 0, &r,
 				   why, sizeof(why)) != 0) {
 			fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
 			copy_arena_free(&arena);

@@ -7,8 +7,8 @@
 #include "../common/ksft.h"
 #include "../common/timing.h"
 #include "../common/tsc.h"
-#include "copycheck.h"
-#include "measure.h"
+#include "../common/copycheck.h"
+#include "../common/copymeasure.h"
 #include "sizes.h"
 
 /* Deliberately broken copies: each must be caught by the checks. */
@@ -89,13 +89,13 @@ static void test_copies(void)
 		  "one wrong byte in 1024 is caught by the full check: %s", why);
 
 	struct vmp_budget b = { .batch_ns = 1000, .total_ns = 100000, .min_batches = 2, .max_batches = 10 };
-	struct memcpy_result r;
+	struct copy_result r;
 	copy_fn const volatile nothing = copy_nothing;
 	copy_set_place(&s, &a, 4096);
-	vmp_check(memcpy_measure(&nothing, &s, &b, 0, &r, why, sizeof(why)) != 0,
+	vmp_check(copy_measure(&nothing, &s, &b, 0, &r, why, sizeof(why)) != 0,
 		  "the measurement refuses a broken copy: %s", why);
 	copy_set_place(&s, &a, 4096);
-	rc = memcpy_measure(&good, &s, &b, 0, &r, why, sizeof(why));
+	rc = copy_measure(&good, &s, &b, 0, &r, why, sizeof(why));
 	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
 		  "the measurement of glibc memcpy succeeds (%.1f ns/op)", rc == 0 ? r.ns_per_op : 0);
 	copy_arena_free(&a);

@@ -1,9 +1,9 @@
-#include "measure.h"
+#include "copymeasure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common/tsc.h"
+#include "tsc.h"
 
 struct batch_ctx {
 	copy_fn const volatile *fn;
@@ -19,9 +19,9 @@ static int run_batch(void *ctx, uint64_t k)
 	return c->bad ? -1 : 0;
 }
 
-int memcpy_measure(copy_fn const volatile *fn, struct copy_set *s,
+int copy_measure(copy_fn const volatile *fn, struct copy_set *s,
 		   const struct vmp_budget *b, int use_tsc,
-		   struct memcpy_result *r, char *why, size_t whylen)
+		   struct copy_result *r, char *why, size_t whylen)
 {
 	struct batch_ctx ctx = { .fn = fn, .s = s, .bad = 0 };
 	uint64_t k;

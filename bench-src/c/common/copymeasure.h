@@ -1,14 +1,14 @@
 /* Times one copy size: calibrated batches of verified copies. */
-#ifndef VMP_MEMCPY_MEASURE_H
-#define VMP_MEMCPY_MEASURE_H
+#ifndef VMP_COPYMEASURE_H
+#define VMP_COPYMEASURE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/timing.h"
+#include "timing.h"
 #include "copycheck.h"
 
-struct memcpy_result {
+struct copy_result {
 	uint64_t copies;   /* timed copies (the "iterations" column) */
 	double ns_per_op;
 	double cycles_per_op; /* 0 when the TSC is not used */
@@ -20,8 +20,8 @@ struct memcpy_result {
  * machine and under emulation the minimum rewards one lucky batch, while the
  * median is what benchstat's repetitions then compare robustly.  Returns 0,
  * or -1 with the failed check described in why. */
-int memcpy_measure(copy_fn const volatile *fn, struct copy_set *s,
+int copy_measure(copy_fn const volatile *fn, struct copy_set *s,
 		   const struct vmp_budget *b, int use_tsc,
-		   struct memcpy_result *r, char *why, size_t whylen);
+		   struct copy_result *r, char *why, size_t whylen);
 
 #endif

@@ -1,0 +1,114 @@
+#include "selftest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../common/ksft.h"
+#include "probes.h"
+#include "verdict.h"
+
+static void test_verdicts(void)
+{
+	static const struct { double libc, sys; const char *want; } cases[] = {
+		{ 20, 300, "vdso" },       /* tsc clocksource on metal */
+		{ 149.9, 300, "vdso" },
+		{ 150, 300, "fallback" },  /* exactly half is not "clearly cheaper" */
+		{ 290, 300, "fallback" },  /* hpet: libc pays the syscall */
+		{ 330, 300, "fallback" },  /* libc overhead on top of the syscall */
+		{ 0, 300, NULL },
+		{ 20, -1, NULL },
+		{ NAN, 300, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = clock_verdict(cases[i].libc, cases[i].sys);
+		int ok = (got == NULL && cases[i].want == NULL) ||
+			 (got && cases[i].want && !strcmp(got, cases[i].want));
+		vmp_check(ok, "verdict for libc %g ns vs syscall %g ns is %s", cases[i].libc,
+			  cases[i].sys, got ? got : "invalid");
+	}
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_clocksource(void)
+{
+	char dir[] = "/tmp/vmparity-clock-selftest-XXXXXX", path[128], buf[64], why[256] = "";
+
+	if (!vmp_check(mkdtemp(dir) != NULL, "temporary directory for clocksource files"))
+		return;
+	snprintf(path, sizeof(path), "%s/current_clocksource", dir);
+	int rc = write_file(path, "kvm-clock\n");
+	rc = rc ? rc : clock_read_clocksource(path, buf, sizeof(buf), why, sizeof(why));
+	vmp_check(rc == 0 && !strcmp(buf, "kvm-clock"), "clocksource \"kvm-clock\\n\" reads as kvm-clock");
+
+	rc = write_file(path, "\n");
+	rc = rc ? rc : clock_read_clocksource(path, buf, sizeof(buf), why, sizeof(why));
+	vmp_check(rc != 0 && strstr(why, path) && strstr(why, "empty"), "empty clocksource file: %s", why);
+	unlink(path);
+
+	rc = clock_read_clocksource(path, buf, sizeof(buf), why, sizeof(why));
+	vmp_check(rc != 0 && strstr(why, path) != NULL, "missing clocksource file: %s", why);
+	rmdir(dir);
+}
+
+static void test_probes(void)
+{
+	char why[256];
+
+	for (size_t i = 0; i < clock_nprobes; i++) {
+		const struct clock_probe *p = &clock_probes[i];
+		int rc = probe_run(p, 1000, why, sizeof(why));
+
+		if (rc == PROBE_UNSUPPORTED)
+			vmp_skip("clock=%s path=%s (%s)", p->clock, probe_path_name(p->path), why);
+		else
+			vmp_check(rc == 0, "clock=%s path=%s answers 1000 calls correctly%s%s", p->clock,
+				  probe_path_name(p->path), rc ? ": " : "", rc ? why : "");
+	}
+}
+
+/* As in the kernel's vdso_test_correctness: a libc (vDSO) read taken between
+ * two syscall reads must lie between them. */
+static void test_vdso_agrees(void)
+{
+	struct timespec a, v, b;
+	int bad = 0;
+
+	if (!getauxval(AT_SYSINFO_EHDR)) {
+		vmp_skip("vDSO agrees with the syscall (no vDSO mapped: AT_SYSINFO_EHDR is 0)");
+		return;
+	}
+	for (int i = 0; i < 1000; i++) {
+		syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_MONOTONIC, &v);
+		syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &b);
+		long long ta = a.tv_sec * 1000000000LL + a.tv_nsec;
+		long long tv = v.tv_sec * 1000000000LL + v.tv_nsec;
+		long long tb = b.tv_sec * 1000000000LL + b.tv_nsec;
+		bad += !(ta <= tv && tv <= tb);
+	}
+	vmp_check(bad == 0, "vDSO CLOCK_MONOTONIC lies between two syscall reads (%d of 1000 did not)", bad);
+}
+
+int clock_self_test(const char *prog)
+{
+	test_verdicts();
+	test_clocksource();
+	test_probes();
+	test_vdso_agrees();
+	return vmp_ksft_finish(prog);
+}
