@@ -1,0 +1,197 @@
+/* storefwd: seed 000 ("A Tale of Two Copies"). 28-byte entries copied
+ * through overlapping 16-byte stack stores are slower than 32-byte ones,
+ * because the load spanning both stores cannot be store-forwarded.
+ *   storefwd --profile smoke|quick|full   one repetition, Go benchmark format
+ *   storefwd --self-test                  checks flush counts and file contents */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "repro.h"
+#include "storefwd_buffer.h"
+
+struct sf_case {
+	unsigned size;
+	const char *form;
+	sf_append_fn append;
+	uint64_t seed_flushes;  /* the seed's flushes per 100,000 entries */
+};
+
+static const struct sf_case cases[] = {
+	{28, "overlap", sf_append_overlap28, 171},
+	{28, "fresh", sf_append_fresh28, 171},
+	{32, "overlap", sf_append_overlap32, 196},
+	{32, "fresh", sf_append_fresh32, 196},
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+struct sf_run {
+	const struct sf_case *c;
+	struct sf_buffer *b;
+	unsigned char ent[32];
+};
+
+static const char *tmpdir(void)
+{
+	const char *d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
+/* A real file under $TMPDIR, unlinked at once so that no run leaves one behind. */
+static int open_buffer_file(void)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/storefwd-XXXXXX", tmpdir());
+	int fd = mkstemp(path);
+	if (fd < 0)
+		repro_die("cannot create the buffer file %s: %s (set TMPDIR to a writable directory)", path,
+			  strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+static void fill_entry(unsigned char *ent, unsigned size)
+{
+	memset(ent, 0, 32);
+	for (unsigned k = 0; k < size; k++)
+		ent[k] = (unsigned char)(0x11 + 3 * k);
+}
+
+/* One op as in the seed: rewind, append 100,000 entries, flush the rest. */
+static void run_ops(void *arg, uint64_t ops)
+{
+	struct sf_run *r = arg;
+	for (uint64_t op = 0; op < ops; op++) {
+		if (lseek(r->b->fd, 0, SEEK_SET) != 0)
+			repro_die("lseek on the buffer file: %s", strerror(errno));
+		r->c->append(r->b, r->ent, SF_ENTRIES_PER_OP);
+		sf_flush(r->b);
+	}
+}
+
+/* ld_blocks.store_forward on Intel (event 0x03 umask 0x02);
+ * ls_bad_status2.stli_other on AMD family 17h+ (event 0x24 umask 0x02). */
+static int open_store_fwd_counter(struct repro_pmu *pmu, char *label, size_t label_len)
+{
+	char vendor[13];
+	repro_cpu_vendor(vendor);
+	uint64_t config;
+	if (strcmp(vendor, "GenuineIntel") == 0) {
+		config = 0x0203;
+		snprintf(label, label_len, "ld_blocks.store_forward (raw 0x0203)");
+	} else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0) {
+		config = 0x0224;
+		snprintf(label, label_len, "ls_bad_status2.stli_other (raw 0x0224)");
+	} else {
+		pmu->fd = -1;
+		snprintf(pmu->why, sizeof(pmu->why), "no store-forwarding event known for CPU vendor %s", vendor);
+		return -1;
+	}
+	return repro_pmu_open(pmu, PERF_TYPE_RAW, config, label);
+}
+
+static int bench(const struct repro_opts *o)
+{
+	static struct sf_buffer buffer;
+	struct repro_pmu pmu;
+	char label[96];
+	int have_pmu = open_store_fwd_counter(&pmu, label, sizeof(label)) == 0;
+	int fd = open_buffer_file();
+	uint64_t per_case = o->budget_ns / NCASES * 9 / 10;
+
+	printf("storefwd-buffer-bytes: %d\n", SF_BUFFER_BYTES);
+	printf("storefwd-entries-per-op: %d\n", SF_ENTRIES_PER_OP);
+	printf("storefwd-file-dir: %s\n", tmpdir());
+	if (have_pmu)
+		printf("storefwd-pmu: %s\n", label);
+	else
+		printf("storefwd-pmu: unavailable (%s)\n", pmu.why);
+
+	for (size_t i = 0; i < NCASES; i++) {
+		struct sf_run r = {.c = &cases[i], .b = &buffer};
+		fill_entry(r.ent, cases[i].size);
+		sf_init(&buffer, fd, cases[i].size);
+		/* The pilot inside calibrate also warms the page cache and the file. */
+		uint64_t ops = repro_calibrate(run_ops, &r, per_case, 1);
+		sf_init(&buffer, fd, cases[i].size);
+		if (have_pmu)
+			repro_pmu_start(&pmu);
+		uint64_t t0 = repro_now_ns();
+		run_ops(&r, ops);
+		uint64_t dt = repro_now_ns() - t0;
+		uint64_t blocks = have_pmu ? repro_pmu_stop(&pmu) : 0;
+		double entries = (double)ops * SF_ENTRIES_PER_OP;
+		char pmu_col[64] = "";
+		if (have_pmu)
+			snprintf(pmu_col, sizeof(pmu_col), "   %.4f store-fwd-blocks/entry", (double)blocks / entries);
+		repro_result("BenchmarkStorefwd/size=%u/form=%s %llu %.3f ns/entry %.1f flushes/op%s",
+			     cases[i].size, cases[i].form, (unsigned long long)ops, (double)dt / entries,
+			     (double)buffer.flushes / (double)ops, pmu_col);
+	}
+	close(fd);
+	repro_pmu_close(&pmu);
+	repro_flush_results();
+	return 0;
+}
+
+/* The file must hold exactly 100,000 copies of the entry, whatever the form. */
+static int file_holds_entries(int fd, const unsigned char *ent, unsigned size)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size != (off_t)SF_ENTRIES_PER_OP * size)
+		return 0;
+	static unsigned char data[(size_t)SF_ENTRIES_PER_OP * 32];
+	if (pread(fd, data, (size_t)st.st_size, 0) != st.st_size)
+		return 0;
+	for (size_t k = 0; k < SF_ENTRIES_PER_OP; k++)
+		if (memcmp(data + k * size, ent, size) != 0)
+			return 0;
+	return 1;
+}
+
+static int self_test(void)
+{
+	static struct sf_buffer buffer;
+	for (size_t i = 0; i < NCASES; i++) {
+		const struct sf_case *c = &cases[i];
+		struct sf_run r = {.c = c, .b = &buffer};
+		int fd = open_buffer_file();
+		fill_entry(r.ent, c->size);
+		sf_init(&buffer, fd, c->size);
+		repro_check(buffer.cap == SF_BUFFER_BYTES / c->size, "size=%u: %u entries per buffer", c->size,
+			    buffer.cap);
+		run_ops(&r, 1);
+		repro_check(buffer.flushes == c->seed_flushes,
+			    "size=%u form=%s: %llu flushes per 100000 entries (seed: %llu)", c->size, c->form,
+			    (unsigned long long)buffer.flushes, (unsigned long long)c->seed_flushes);
+		repro_check(file_holds_entries(fd, r.ent, c->size),
+			    "size=%u form=%s: file holds 100000 exact copies of the entry", c->size, c->form);
+		/* A second op rewinds and rewrites the same bytes, it does not append. */
+		run_ops(&r, 1);
+		repro_check(file_holds_entries(fd, r.ent, c->size) && buffer.flushes == 2 * c->seed_flushes,
+			    "size=%u form=%s: second op rewrites the file in place", c->size, c->form);
+		close(fd);
+	}
+	struct repro_pmu pmu;
+	char label[96];
+	if (open_store_fwd_counter(&pmu, label, sizeof(label)) == 0)
+		printf("# storefwd-pmu: %s\n", label);
+	else
+		printf("# storefwd-pmu: unavailable (%s)\n", pmu.why);
+	repro_pmu_close(&pmu);
+	return repro_failures() ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct repro_opts o;
+	repro_set_prog("storefwd");
+	repro_parse(argc, argv, 0, &o);
+	return o.mode == MODE_SELF_TEST ? self_test() : bench(&o);
+}
