@@ -1,0 +1,49 @@
+"""Shared fixtures for the vmparity tests: in-process CLI, generated files, benchstat."""
+
+import io
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))  # resultgen, golden
+
+from vmparity.cli import main  # noqa: E402
+
+
+class Result:
+    def __init__(self, code, out, err):
+        self.code, self.out, self.err = code, out, err
+
+    def __repr__(self):
+        return f"Result(code={self.code}, err={self.err!r})"
+
+
+@pytest.fixture
+def cli():
+    """Run `vmparity ARGS…` in-process; returns code, stdout and stderr text."""
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        code = main([str(a) for a in argv], out, err)
+        return Result(code, out.getvalue(), err.getvalue())
+
+    return run
+
+
+@pytest.fixture
+def testdata():
+    return TESTS / "testdata"
+
+
+@pytest.fixture(scope="session")
+def benchstat():
+    """benchstat from $BENCHSTAT, build/gobin or PATH (`make go-tools` installs it)."""
+    candidates = [os.environ.get("BENCHSTAT"), str(TESTS.parent / "build" / "gobin" / "benchstat"), shutil.which("benchstat")]
+    for c in candidates:
+        if c and os.access(c, os.X_OK):
+            return c
+    pytest.fail("benchstat not found: run `make go-tools` or set BENCHSTAT")

@@ -1,0 +1,102 @@
+"""The `vmparity` command: argparse only, every command is a pure run() function.
+
+`main(argv, stdout, stderr)` returns the exit status instead of exiting, so
+tests call it in-process with their own writers. Exit status: 0 ok, 1
+regression gate tripped (`--fail-on-regression`), 2 bad input or usage.
+"""
+
+import argparse
+import importlib
+import sys
+
+from .errors import InputError
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print to sys.stderr and exit
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _parser():
+    p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
+    p.add_argument("--results-dir", default=None, help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("ingest", help="validate result files and store them as results/runs/<run-id>/")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--run-id", required=True)
+    s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
+    s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
+
+    s = sub.add_parser("compare", help="median, CI, change and Mann-Whitney p per benchmark")
+    s.add_argument("operands", nargs="+", metavar="A", help="result files, run directories or run-ids")
+    s.add_argument("--by", metavar="KEY", help="one column per value of this configuration key (e.g. target)")
+    s.add_argument("--format", default="table", choices=["table", "markdown", "csv", "json"])
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--baseline", metavar="COLUMN", help="the column the others are compared with")
+    s.add_argument("--fail-on-regression", type=float, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
+
+    s = sub.add_parser("explain", help="name the likely cause and fix of every significant difference")
+    s.add_argument("base", metavar="A")
+    s.add_argument("head", metavar="B")
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+    s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/rules.yaml)")
+
+    s = sub.add_parser("report", help="report.md and report.html with plots for one run")
+    s.add_argument("run", metavar="RUN", help="run directory or run-id")
+    s.add_argument("--out", metavar="DIR", help="where to write (default: the run directory)")
+    s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: metal, else the first)")
+    s.add_argument("--alpha", type=float, default=0.05)
+
+    s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
+    s.add_argument("base", metavar="BASE")
+    s.add_argument("head", metavar="HEAD")
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--fail-on-regression", type=float, metavar="PCT")
+    return p
+
+
+def _dispatch(a, out, err):
+    cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
+    if a.command == "ingest":
+        return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest)
+    if a.command == "compare":
+        return cmd.run(a.operands, out, err, by=a.by, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
+                       results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)
+    if a.command == "explain":
+        return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
+    if a.command == "report":
+        return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "pr-comment":
+        return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
+                       fail_on_regression=a.fail_on_regression)
+    raise AssertionError(a.command)
+
+
+def main(argv=None, stdout=None, stderr=None):
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        a = _parser().parse_args(argv)
+    except _UsageError as e:
+        err.write(f"{e}\n")
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    try:
+        return _dispatch(a, out, err)
+    except InputError as e:
+        err.write(f"vmparity: error: {e}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per command, each with a pure `run(...)` taking its writers (asv style)."""

@@ -1,0 +1,31 @@
+"""`vmparity compare A [B…]`: the statistical comparison table."""
+
+from .. import inputs, table
+from ..errors import InputError
+from ..render import FORMATS
+
+
+def run(operands, out, err, by=None, fmt="table", alpha=0.05, confidence=0.95,
+        results_dir=None, fail_on_regression=None, baseline=None):
+    if fmt not in FORMATS:
+        raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if not 0 < alpha < 1:
+        raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
+    loaded = inputs.load_all(operands, results_dir)
+    t = table.build(loaded, by=by, alpha=alpha, confidence=confidence, baseline=baseline)
+    FORMATS[fmt](t, out)
+    return gate(t, fail_on_regression, err)
+
+
+def gate(t, fail_on_regression, err):
+    """Exit status for CI: 1 when a significant regression exceeds the threshold."""
+    if fail_on_regression is None:
+        return 0
+    bad = table.regressions_over(t, fail_on_regression)
+    if not bad:
+        return 0
+    err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
+    for r, col, d in bad:
+        grp = f"{r.group}: " if r.group else ""
+        err.write(f"  {grp}{r.name} {r.unit} [{col} vs {t.columns[0]}] {d.pct:+.2f}% (p={d.comparison.p:.3f})\n")
+    return 1

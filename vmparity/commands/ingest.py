@@ -1,0 +1,89 @@
+"""`vmparity ingest FILE… --run-id ID`: validate result files and store them as one run.
+
+All or nothing: the run is assembled in a temporary directory next to its
+final place and renamed into place only when every file has been validated
+and written, so a failed ingest never leaves a half-written run and never
+touches a run already stored (unless --force, which swaps it atomically).
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from .. import inputs
+from ..errors import InputError
+from ..resultfile import parse_file
+
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
+
+
+def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
+    if not SAFE_NAME.match(run_id):
+        raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
+    if not files:
+        raise InputError("ingest", "expected at least one result file")
+    parsed = []
+    for f in files:
+        rf = parse_file(f).require_fingerprint()
+        if not SAFE_NAME.match(rf.target):
+            raise InputError(f, f"target {rf.target!r} cannot name a file; expected letters, digits, '.', '_' or '-'",
+                             rf.config_lines.get("target"))
+        if rf.config.get("run-id") != run_id:
+            err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
+        parsed.append(rf)
+    inputs.check_unique_targets(parsed)
+    manifest_text = _read_manifest(manifest) if manifest else None
+
+    runs = inputs.runs_dir(results_dir)
+    final = runs / run_id
+    if final.exists() and not force:
+        raise InputError(final, f"run {run_id!r} is already stored; use --force to replace it")
+    runs.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".ingest-{run_id}-", dir=runs))
+    try:
+        for rf in parsed:
+            shutil.copyfile(rf.path, tmp / f"{rf.target}.txt")  # verbatim: benchstat reads it as is
+            with open(tmp / f"{rf.target}.env.json", "w", encoding="utf-8") as fh:
+                json.dump(rf.config, fh, indent=1, ensure_ascii=False)
+                fh.write("\n")
+        if manifest_text is not None:
+            (tmp / "MANIFEST.sha256").write_text(manifest_text, encoding="utf-8")
+        os.chmod(tmp, 0o755)
+        _swap_in(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    out.write(f"stored run {run_id}: {', '.join(rf.target for rf in parsed)} in {final}\n")
+    return 0
+
+
+def _swap_in(tmp, final):
+    if not final.exists():
+        os.rename(tmp, final)
+        return
+    old = final.with_name(f".old-{final.name}-{os.getpid()}")
+    os.rename(final, old)
+    try:
+        os.rename(tmp, final)
+    except BaseException:
+        os.rename(old, final)  # put the stored run back
+        raise
+    shutil.rmtree(old)
+
+
+def _read_manifest(path):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(path, f"cannot read manifest: {e.strerror}") from None
+    lines = text.splitlines()
+    if not lines:
+        raise InputError(path, "empty manifest: expected `sha256sum` lines `<64 hex>  <file>`")
+    for i, line in enumerate(lines, 1):
+        if not MANIFEST_LINE.match(line):
+            raise InputError(path, f"expected a `sha256sum` line `<64 hex>  <file>`, got {line[:60]!r}", i)
+    return text

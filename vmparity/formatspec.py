@@ -1,0 +1,22 @@
+"""The result-format data (format.yaml): known units, their direction, required keys."""
+
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+
+@lru_cache(maxsize=1)
+def spec():
+    with resources.files("vmparity").joinpath("format.yaml").open(encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+@lru_cache(maxsize=1)
+def known_units():
+    """Map unit -> True when higher is better."""
+    return {unit: better == "higher" for unit, better in spec()["units"].items()}
+
+
+def required_keys():
+    return list(spec()["required-keys"])

@@ -1,0 +1,80 @@
+"""Turn command-line operands (files, run directories, run-ids) into parsed files."""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InputError
+from .resultfile import parse_file
+
+DEFAULT_RESULTS_DIR = os.environ.get("VMPARITY_RESULTS_DIR", "results")
+
+
+@dataclass
+class Input:
+    label: str  # how the operand is shown: the run-id or the file name
+    path: Path
+    files: list  # parsed ResultFile objects
+    is_run: bool
+
+
+def runs_dir(results_dir=None):
+    return Path(results_dir or DEFAULT_RESULTS_DIR) / "runs"
+
+
+def resolve(operand, results_dir=None):
+    """A file, a run directory or a run-id under <results>/runs/, as a Path."""
+    p = Path(operand)
+    if p.exists():
+        return p
+    candidate = runs_dir(results_dir) / operand
+    if candidate.is_dir():
+        return candidate
+    raise InputError(
+        operand,
+        f"no such result file, run directory or run-id (looked for {candidate})",
+    )
+
+
+def load(operand, results_dir=None, require_fingerprint=False):
+    path = resolve(operand, results_dir)
+    if path.is_dir():
+        txts = sorted(path.glob("*.txt"))
+        if not txts:
+            raise InputError(path, "run directory holds no <target>.txt result files")
+        files = [parse_file(t) for t in txts]
+        label, is_run = path.name, True
+    else:
+        files = [parse_file(path)]
+        label, is_run = str(operand), False
+    if require_fingerprint:
+        for rf in files:
+            rf.require_fingerprint()
+    check_unique_targets(files)
+    return Input(label, path, files, is_run)
+
+
+def load_all(operands, results_dir=None, require_fingerprint=False):
+    inputs = [load(o, results_dir, require_fingerprint) for o in operands]
+    seen = {}
+    for inp in inputs:
+        if inp.label in seen:
+            inp.label = str(inp.path)  # two operands with one name: show full paths
+    for inp in inputs:
+        seen[inp.label] = inp
+    return inputs
+
+
+def check_unique_targets(files):
+    """Two files in one run must not claim the same target."""
+    owner = {}
+    for rf in files:
+        t = rf.target
+        if t in owner:
+            line = rf.config_lines.get("target")
+            raise InputError(
+                rf.path,
+                f"claims target {t!r}, which {owner[t]} already claims; expected one file per target",
+                line,
+            )
+        owner[t] = rf.path

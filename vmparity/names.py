@@ -1,0 +1,39 @@
+"""Benchmark names: `BenchmarkMemcpy/link=static/size=1024` -> base + parameters."""
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=None)
+def split_name(name):
+    """Return (base, {key: value}, procs) for a Go benchmark name.
+
+    The trailing `-N` GOMAXPROCS suffix Go appends (`procs=4-4`) is stripped
+    from the last part and returned as `procs` (None when absent).
+    """
+    parts = name.split("/")
+    procs = None
+    last = parts[-1]
+    head, dash, tail = last.rpartition("-")
+    if dash and tail.isdigit() and head:
+        parts[-1], procs = head, int(tail)
+    base = parts[0]
+    params = {}
+    for part in parts[1:]:
+        key, eq, value = part.partition("=")
+        if eq:
+            params[key] = value
+    return base, params, procs
+
+
+def param_number(value):
+    """A parameter or header value as a number (`1024`, `0x3000000`, `4.0`), else None."""
+    if value is None:
+        return None
+    text = str(value).strip().split()[0] if str(value).strip() else ""
+    try:
+        return int(text, 0)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None

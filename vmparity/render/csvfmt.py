@@ -1,0 +1,27 @@
+"""CSV: one line per row and column (long format, easy to load in a spreadsheet)."""
+
+import csv
+
+HEADER = ["group", "benchmark", "unit", "better", "column", "median", "ci_lo", "ci_hi", "n",
+          "baseline", "delta_pct", "p", "significant", "verdict"]
+
+
+def render(table, out):
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(HEADER)
+    base = table.columns[0]
+    for r in table.rows:
+        for col in table.columns:
+            s = r.cells.get(col)
+            if s is None:
+                continue
+            d = r.deltas.get(col)
+            w.writerow([
+                r.group, r.name, r.unit, "higher" if r.higher_better else "lower", col,
+                repr(s.center), repr(s.lo), repr(s.hi), s.n,
+                base if col != base else "",
+                "" if d is None or d.pct is None else f"{d.pct:.4f}",
+                "" if d is None else f"{d.comparison.p:.6g}",
+                "" if d is None else str(d.comparison.significant).lower(),
+                "" if d is None else d.verdict,
+            ])

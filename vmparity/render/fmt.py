@@ -1,0 +1,51 @@
+"""Number formatting shared by the renderers (benchstat-like: 4 significant digits, SI prefix)."""
+
+import math
+
+_PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
+
+
+def value(v):
+    if v is None:
+        return "?"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    if v == 0:
+        return "0"
+    mag = abs(v)
+    for scale, prefix in _PREFIXES:
+        if mag >= scale:
+            break
+    scaled = v / scale
+    digits = max(0, 3 - int(math.floor(math.log10(abs(scaled)))))
+    return f"{scaled:.{digits}f}{prefix}"
+
+
+def summary(s):
+    if s is None:
+        return ""
+    return f"{value(s.center)} ± {s.pct_range()}"
+
+
+def delta(d):
+    if d is None:
+        return ""
+    if d.verdict == "~":
+        return "~"
+    if d.pct is None:
+        return "?"
+    return f"{d.pct:+.2f}%"
+
+
+def pct(p):
+    return "?" if p is None else f"{p:+.2f}%"
+
+
+def p_n(c):
+    """benchstat's `p=0.000 n=10` (or n=10+8 when the sides differ)."""
+    n = f"n={c.n1}" if c.n1 == c.n2 else f"n={c.n1}+{c.n2}"
+    return f"p={c.p:.3f} {n}"
+
+
+def verdict_mark(d):
+    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?"}.get(d.verdict, d.verdict)

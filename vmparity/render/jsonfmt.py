@@ -1,0 +1,49 @@
+"""JSON: the whole table, versioned, for other tools."""
+
+import json
+import math
+
+SCHEMA = "vmparity-compare/1"
+
+
+def _num(x):
+    if x is None or (isinstance(x, float) and math.isinf(x)):
+        return None  # JSON has no infinity: an unbounded CI side is null
+    return x
+
+
+def to_dict(table):
+    rows = []
+    for r in table.rows:
+        rows.append({
+            "group": r.group,
+            "benchmark": r.name,
+            "unit": r.unit,
+            "better": "higher" if r.higher_better else "lower",
+            "columns": {
+                c: {"median": s.center, "ci": [_num(s.lo), _num(s.hi)], "n": s.n, "warnings": s.warnings}
+                for c, s in r.cells.items()
+            },
+            "deltas": {
+                c: {"pct": d.pct, "p": d.comparison.p, "significant": d.comparison.significant,
+                    "verdict": d.verdict, "warnings": d.comparison.warnings}
+                for c, d in r.deltas.items()
+            },
+        })
+    return {
+        "schema": SCHEMA,
+        "alpha": table.alpha,
+        "confidence": table.confidence,
+        "by": table.by,
+        "columns": table.columns,
+        "baseline": table.columns[0],
+        "rows": rows,
+        "geomeans": [
+            {"group": g.group, "unit": g.unit, "values": g.values, "pct": g.pct} for g in table.geomeans
+        ],
+    }
+
+
+def render(table, out):
+    json.dump(to_dict(table), out, indent=1, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,44 @@
+"""GitHub-flavoured Markdown tables, one per group and unit."""
+
+from . import fmt
+from .text import _sections
+
+
+def render(table, out, only_significant=False):
+    base = table.columns[0]
+    for (group, unit), rows in _sections(table):
+        if only_significant:
+            rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
+            if not rows:
+                continue
+        better = "higher is better" if rows[0].higher_better else "lower is better"
+        out.write(f"\n#### {group + ' · ' if group else ''}`{unit}` ({better})\n\n")
+        head = ["benchmark"]
+        for col in table.columns:
+            head.append(f"`{col}`")
+            if col != base:
+                head += [f"vs `{base}`", "p", "verdict"]
+        out.write("| " + " | ".join(head) + " |\n")
+        out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
+        for r in rows:
+            cells = [f"`{r.name}`"]
+            for col in table.columns:
+                cells.append(fmt.summary(r.cells.get(col)))
+                if col != base:
+                    d = r.deltas.get(col)
+                    cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else "", fmt.verdict_mark(d) if d else ""]
+            out.write("| " + " | ".join(cells) + " |\n")
+        for g in table.geomeans:
+            if g.group == group and g.unit == unit and not only_significant:
+                cells = ["**geomean**"]
+                for col in table.columns:
+                    cells.append(fmt.value(g.values[col]))
+                    if col != base:
+                        cells += [fmt.pct(g.pct[col]), "", ""]
+                out.write("| " + " | ".join(cells) + " |\n")
+    warnings = table.warnings()
+    if warnings:
+        out.write("\n")
+        for w, where in warnings.items():
+            out.write(f"> ⚠️ {w} ({len(where)} row(s), e.g. `{where[0]}`)\n")
+    out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")

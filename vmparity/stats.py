@@ -1,0 +1,197 @@
+"""Statistics, matching benchstat (golang.org/x/perf/benchmath, "assume nothing").
+
+- centre: the sample median (Hyndman–Fan R8, what go-moremath's Quantile uses);
+- its confidence interval from order statistics of the binomial distribution
+  (go-moremath QuantileCI: exact accumulation for n <= 30, normal
+  approximation with continuity correction above);
+- the two-sided Mann–Whitney U test (utest.py, checked against
+  scipy.stats.mannwhitneyu): exact when neither sample has ties and both have
+  <= 50 values, otherwise the normal approximation with tie and continuity
+  correction. (benchstat uses an exact tie-aware distribution for tied
+  samples of <= 25 values; scipy has none, so p-values of tied small samples
+  can differ slightly near alpha — documented in results/README.md.)
+
+Everything works on many benchmarks at once (grouped by sample size and
+stacked into 2-D arrays) because a per-row scipy call would make comparing
+100,000 lines too slow.
+"""
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from statistics import NormalDist
+
+from . import utest
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_CONFIDENCE = 0.95
+_APPROX_ABOVE = 30  # go-moremath quantileCIApproxThreshold
+
+
+@dataclass
+class Summary:
+    center: float
+    lo: float
+    hi: float
+    n: int
+    warnings: list = field(default_factory=list)
+
+    def pct_range(self):
+        """benchstat's ±: the larger relative distance from centre to a bound."""
+        if math.isinf(self.lo) or math.isinf(self.hi):
+            return "∞"
+        if self.center == 0:
+            return "0%"
+        if np.sign(self.lo) != np.sign(self.center) or np.sign(self.hi) != np.sign(self.center):
+            return "?"
+        return f"{100 * max(self.hi / self.center - 1, 1 - self.lo / self.center):.0f}%"
+
+
+@dataclass
+class Comparison:
+    p: float
+    n1: int
+    n2: int
+    alpha: float
+    warnings: list = field(default_factory=list)
+
+    @property
+    def significant(self):
+        return self.p <= self.alpha  # benchstat prints "~" only when p > alpha
+
+
+@lru_cache(maxsize=None)
+def median_ci_orders(n, confidence):
+    """1-based order statistics (lo, hi) bounding the median's CI for n values."""
+    if confidence >= 1:
+        return 0, n + 1
+    if n <= _APPROX_ABOVE:
+        def pmf(k):
+            return math.comb(n, k) / 2.0**n if 0 <= k <= n else 0.0
+
+        # Start at the (lower) mode and grow towards the heavier neighbour
+        # until the mass reaches the confidence level (left-biased on ties).
+        x = math.ceil((n + 1) * 0.5) - 1
+        accum = pmf(x)
+        lo, hi = x, x + 1
+        lp, rp = pmf(lo - 1), pmf(hi)
+        while accum < confidence and (lp > 0 or rp > 0):
+            if lp >= rp:
+                accum += lp
+                lo -= 1
+                lp = pmf(lo - 1)
+            else:
+                accum += rp
+                hi += 1
+                rp = pmf(hi)
+        return lo, hi
+    mu, sigma = n * 0.5, math.sqrt(n * 0.25)
+    norm = NormalDist(mu, sigma)
+    l1 = norm.inv_cdf((1 - confidence) / 2)
+    r1 = 2 * mu - l1
+    lo = math.floor(math.floor(l1 - 0.5) + 0.5) + 1
+    hi = math.floor(math.ceil(r1 - 0.5) + 0.5) + 1
+
+    def cdf(a, b):
+        return norm.cdf(b - 0.5) - norm.cdf(a - 0.5)
+
+    conf = cdf(lo, hi)
+    biased = cdf(lo, hi - 1)
+    if confidence <= biased < conf:
+        hi -= 1
+    return lo, hi
+
+
+@lru_cache(maxsize=None)
+def samples_for_ci(confidence):
+    """benchstat's advice: how many samples make the median CI finite."""
+    for n in range(2, 51):
+        lo, hi = median_ci_orders(n, confidence)
+        if lo > 0 and hi <= n:
+            return ">=", n
+    return ">", 50
+
+
+@lru_cache(maxsize=None)
+def samples_for_utest(alpha):
+    """Smallest n (both sides) whose best possible U-test p-value is <= alpha."""
+    for n in range(1, 10):
+        if 2 / math.comb(2 * n, n) <= alpha:
+            return ">=", n
+    return ">", 9
+
+
+def _fmt_level(x):
+    return f"{x:g}"
+
+
+def summarize_many(samples, confidence=DEFAULT_CONFIDENCE):
+    """Summaries for a list of value lists, same order."""
+    out = [None] * len(samples)
+    for n, idx in _group_by_len(samples).items():
+        block = np.sort(np.array([samples[i] for i in idx], dtype=float), axis=1)
+        centers = np.quantile(block, 0.5, axis=1, method="median_unbiased")
+        lo_o, hi_o = median_ci_orders(n, confidence)
+        lo = block[:, lo_o - 1] if lo_o >= 1 else np.full(len(idx), -math.inf)
+        hi = block[:, hi_o - 1] if hi_o <= n else np.full(len(idx), math.inf)
+        warn = []
+        if lo_o < 1 or hi_o > n:
+            op, need = samples_for_ci(confidence)
+            warn = [f"need {op} {need} samples for confidence interval at level {_fmt_level(confidence)}"]
+        for j, i in enumerate(idx):
+            out[i] = Summary(float(centers[j]), float(lo[j]), float(hi[j]), n, list(warn))
+    return out
+
+
+def compare_many(pairs, alpha=DEFAULT_ALPHA):
+    """Mann–Whitney U comparisons for a list of (old values, new values)."""
+    out = [None] * len(pairs)
+    groups = {}
+    for i, (a, b) in enumerate(pairs):
+        groups.setdefault((len(a), len(b)), []).append(i)
+    for (n1, n2), idx in groups.items():
+        x = np.array([pairs[i][0] for i in idx], dtype=float)
+        y = np.array([pairs[i][1] for i in idx], dtype=float)
+        lo = np.minimum(x.min(axis=1), y.min(axis=1))
+        hi = np.maximum(x.max(axis=1), y.max(axis=1))
+        all_equal = lo == hi
+        p = np.ones(len(idx))
+        chunk = max(1, 4_000_000 // ((n1 + n2) ** 2))  # bound the pairwise matrices' memory
+        for s in range(0, len(idx), chunk):
+            p[s:s + chunk] = utest.pvalues(x[s:s + chunk], y[s:s + chunk])
+        p[all_equal] = 1.0
+        op, need = samples_for_utest(alpha)
+        for j, i in enumerate(idx):
+            c = Comparison(float(p[j]), n1, n2, alpha)
+            if all_equal[j]:
+                c.warnings.append("all samples are equal")
+            elif c.p > alpha and n1 < need and n2 < need:
+                c.warnings.append(f"need {op} {need} samples to detect a difference at alpha level {_fmt_level(alpha)}")
+            out[i] = c
+    return out
+
+
+def pct_change(old, new):
+    """Relative change in percent, new against old (None when old is 0)."""
+    if old == new:
+        return 0.0
+    if old == 0:
+        return None
+    return (new / old - 1.0) * 100.0
+
+
+def geomean(values):
+    """Geometric mean of the positive values (benchstat's geomean row), None if none."""
+    vals = [v for v in values if v > 0]
+    if not vals:
+        return None
+    return float(np.exp(np.mean(np.log(vals))))
+
+
+def _group_by_len(samples):
+    groups = {}
+    for i, s in enumerate(samples):
+        groups.setdefault(len(s), []).append(i)
+    return groups
