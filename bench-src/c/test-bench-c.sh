@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The C benchmarks' test (make test-bench-c): every program's --self-test,
+# one --profile smoke run of each whose output must be strict Go benchmark
+# format that benchstat reads without a complaint, the tunable variant
+# plumbing of memcpy, and clear errors on bad input.
+# usage: test-bench-c.sh BENCH_OUT BENCHSTAT WORKDIR
+set -euo pipefail
+
+bench_out=${1:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
+benchstat=${2:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
+work=${3:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
+progs=(memcpy-static memcpy-dynamic clock streamcopy)
+fails=0
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; }
+
+mkdir -p "$work"
+
+# Lines are: "key: value" configuration (only before the first result),
+# "Unit <unit> better=higher|lower", or "Benchmark<name> <n> (<value> <unit>)+".
+check_format() {
+	local file=$1 n=0 seen_result=0 line
+	while IFS= read -r line; do
+		n=$((n + 1))
+		if [[ $line =~ ^Benchmark[^[:space:]]+\ [0-9]+(\ [-+0-9.eE]+\ [^[:space:]]+)+$ ]]; then
+			seen_result=1
+		elif [[ $line =~ ^Unit\ [^[:space:]]+\ better=(higher|lower)$ ]]; then
+			:
+		elif [[ $line =~ ^[a-z][a-z0-9-]*:\ [^[:space:]] ]]; then
+			[[ $seen_result == 0 ]] || { fail "$file:$n: configuration line after a result: $line"; return; }
+		else
+			fail "$file:$n: not Go benchmark format: $line"
+			return
+		fi
+	done <"$file"
+	[[ $seen_result == 1 ]] || { fail "$file: no Benchmark line"; return; }
+	pass "$file is Go benchmark format"
+}
+
+# benchstat must read every result line: no stderr, and each name in its table.
+check_benchstat() {
+	local file=$1 out err name
+	out=$work/$(basename "$file" .txt).benchstat
+	err=$out.err
+	if ! "$benchstat" "$file" >"$out" 2>"$err" || [[ -s $err ]]; then
+		fail "benchstat $file: $(cat "$err")"
+		return
+	fi
+	while read -r name _; do
+		grep -qF -- "${name#Benchmark}" "$out" || { fail "benchstat $file: row ${name#Benchmark} missing from $out"; return; }
+	done < <(grep '^Benchmark' "$file")
+	pass "benchstat reads $file"
+}
+
+# The checks themselves must be able to fail: a malformed file is refused.
+printf 'memcpy-tsc: usable\nBenchmarkMemcpy/size=10 100 12 ns/op\nlate-key: x\n' >"$work/bad-order.txt"
+printf 'BenchmarkMemcpy/size=10 100 twelve ns/op\n' >"$work/bad-value.txt"
+before=$fails
+check_format "$work/bad-order.txt" 2>/dev/null
+check_format "$work/bad-value.txt" 2>/dev/null
+check_benchstat "$work/bad-value.txt" 2>/dev/null
+if [[ $((fails - before)) == 3 ]]; then
+	fails=$before
+	pass "the format and benchstat checks refuse malformed files"
+else
+	fails=$((before + 1))
+	echo "FAIL: a malformed file passed the format or benchstat check" >&2
+fi
+
+for p in "${progs[@]}"; do
+	bin=$bench_out/$p
+	rc=0
+	"$bin" --self-test >"$work/$p.selftest" 2>&1 || rc=$?
+	case $rc in
+	0) pass "$p --self-test ($(tail -1 "$work/$p.selftest"))" ;;
+	4) pass "$p --self-test skipped: a feature is absent ($(tail -1 "$work/$p.selftest"))" ;;
+	*) fail "$p --self-test exit $rc:"; grep -v '^ok' "$work/$p.selftest" >&2 || true ;;
+	esac
+	if "$bin" --profile smoke >"$work/$p.txt" 2>"$work/$p.err"; then
+		check_format "$work/$p.txt"
+		check_benchstat "$work/$p.txt"
+	else
+		fail "$p --profile smoke: $(cat "$work/$p.err")"
+	fi
+done
+
+# Each memcpy binary says how it is linked, as the process sees it.
+for link in static dynamic; do
+	if grep -q "^BenchmarkMemcpy/link=$link/tunable=default/size=10 " "$work/memcpy-$link.txt"; then
+		pass "memcpy-$link names its results link=$link"
+	else
+		fail "memcpy-$link: no BenchmarkMemcpy/link=$link/tunable=default/size=10 line"
+	fi
+done
+
+# Every clock and path of docs/formats.md is there, with a verdict per clock.
+before=$fails
+for c in monotonic realtime monotonic-raw monotonic-coarse boottime gettimeofday time; do
+	for path in vdso syscall; do
+		grep -q "^BenchmarkClock/clock=$c/path=$path " "$work/clock.txt" ||
+			fail "clock: no BenchmarkClock/clock=$c/path=$path line"
+	done
+	grep -Eq "^clock-verdict-$c: (vdso|fallback|unknown \(.+\))$" "$work/clock.txt" ||
+		fail "clock: no clock-verdict-$c line"
+done
+grep -q '^BenchmarkClock/clock=rdtsc/path=insn ' "$work/clock.txt" || fail "clock: no rdtsc floor line"
+grep -Eq '^clock-vdso-mapped: (yes|no)$' "$work/clock.txt" || fail "clock: no clock-vdso-mapped line"
+[[ $fails != "$before" ]] || pass "clock reports every clock, path and verdict"
+
+# benchrun's variant plumbing: the name and the header follow the environment.
+tun=glibc.cpu.x86_non_temporal_threshold=0x4040
+if VMPARITY_TUNABLE_VARIANT=min GLIBC_TUNABLES=$tun "$bench_out/memcpy-dynamic" --profile smoke \
+	>"$work/memcpy-min.txt" 2>"$work/memcpy-min.err"; then
+	grep -qx "glibc-tunables-seen-min: $tun" "$work/memcpy-min.txt" &&
+		grep -q '^BenchmarkMemcpy/link=dynamic/tunable=min/size=1024 ' "$work/memcpy-min.txt" &&
+		pass "memcpy records GLIBC_TUNABLES and the tunable variant" ||
+		fail "memcpy with VMPARITY_TUNABLE_VARIANT=min: see $work/memcpy-min.txt"
+else
+	fail "memcpy with VMPARITY_TUNABLE_VARIANT=min: $(cat "$work/memcpy-min.err")"
+fi
+
+# Bad input: exit 2 and a message naming what was wrong.
+expect_error() {
+	local what=$1 needle=$2 rc=0
+	shift 2
+	"$@" >"$work/bad.out" 2>"$work/bad.err" || rc=$?
+	if [[ $rc == 2 ]] && grep -qF -- "$needle" "$work/bad.err" && [[ ! -s $work/bad.out ]]; then
+		pass "$what is refused: $(head -1 "$work/bad.err")"
+	else
+		fail "$what: exit $rc, stderr '$(cat "$work/bad.err")'"
+	fi
+}
+for p in "${progs[@]}"; do
+	expect_error "$p --profile bogus" "'bogus'" "$bench_out/$p" --profile bogus
+	expect_error "$p without arguments" "exactly one of" "$bench_out/$p"
+done
+expect_error "a malformed VMPARITY_TUNABLE_VARIANT" VMPARITY_TUNABLE_VARIANT \
+	env VMPARITY_TUNABLE_VARIANT='No Good' "$bench_out/memcpy-static" --profile smoke
+
+if [[ $fails -gt 0 ]]; then
+	echo "test-bench-c: $fails failed" >&2
+	exit 1
+fi
+echo "test-bench-c: all passed"

@@ -1,0 +1,46 @@
+# C benchmarks (issue 2): memcpy (static and dynamic), clock, streamcopy.
+# Sources in bench-src/c/<program>/ plus the shared bench-src/c/common/.
+
+BENCH_C_SRC    ?= $(ROOT)/bench-src/c
+BENCH_CC       ?= gcc
+# No -march: the same binary runs on every target, TCG guests included.
+BENCH_CFLAGS   ?= -O2 -Wall -Wextra -Werror -std=gnu11
+BENCH_C_TEST   ?= $(BUILD)/test-bench-c
+
+BENCH_C_COMMON := $(wildcard $(BENCH_C_SRC)/common/*.c $(BENCH_C_SRC)/common/*.h)
+bench_c_srcs    = $(wildcard $(BENCH_C_SRC)/$(1)/*.c $(BENCH_C_SRC)/$(1)/*.h) $(BENCH_C_COMMON) mk/bench-c.mk
+
+BENCH_C_BINS := $(BENCH_OUT)/memcpy-static $(BENCH_OUT)/memcpy-dynamic \
+  $(BENCH_OUT)/clock $(BENCH_OUT)/streamcopy
+BENCH_BINS += $(BENCH_C_BINS)
+TEST_TARGETS += test-bench-c
+
+.PHONY: bench-c test-bench-c
+
+bench-c: $(BENCH_C_BINS) ## Build the C benchmarks (memcpy-static, memcpy-dynamic, clock, streamcopy)
+
+# Compile to a temporary name first: a failed build never leaves a binary
+# that make would later take as up to date.
+define bench_c_link
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) $(1) -o $@.tmp $(filter %.c,$^)
+	mv $@.tmp $@
+endef
+
+# Static: bit-identical on every target, so only the environment differs.
+$(BENCH_OUT)/memcpy-static: $(call bench_c_srcs,memcpy)
+	$(call bench_c_link,-static)
+
+# Dynamic: measures the target's own glibc.
+$(BENCH_OUT)/memcpy-dynamic: $(call bench_c_srcs,memcpy)
+	$(call bench_c_link,)
+
+# Dynamic on purpose (the libc path must be the target's libc): see clock/main.c.
+$(BENCH_OUT)/clock: $(call bench_c_srcs,clock)
+	$(call bench_c_link,)
+
+$(BENCH_OUT)/streamcopy: $(call bench_c_srcs,streamcopy)
+	$(call bench_c_link,)
+
+test-bench-c: $(BENCH_C_BINS) $(BENCHSTAT) ## Self-test the C benchmarks and check a smoke run of each parses with benchstat
+	$(BENCH_C_SRC)/test-bench-c.sh $(BENCH_OUT) $(BENCHSTAT) $(BENCH_C_TEST)
