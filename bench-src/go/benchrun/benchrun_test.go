@@ -1,0 +1,267 @@
+package benchrun
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binDir holds the real snowflake and benchrun binaries, built once.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "benchrun-test-")
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range []string{"snowflake", "benchrun"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, c), "../cmd/"+c)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			panic("building " + c + ": " + err.Error() + "\n" + string(out))
+		}
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func mustParse(t *testing.T, args ...string) Options {
+	t.Helper()
+	o, err := ParseArgs(args, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestParseArgs(t *testing.T) {
+	o := mustParse(t, "--profile", "quick", "--out", "/tmp/x.txt", "--target", "guest-nosmt")
+	if o.Count != 5 || o.Pin != -1 || o.Target != "guest-nosmt" || !strings.HasPrefix(o.RunID, "20") || o.BenchDir == "" {
+		t.Fatalf("defaults wrong: %+v", o)
+	}
+	for _, bad := range [][]string{
+		{"--out", "x"},
+		{"--profile", "fast", "--out", "x"},
+		{"--profile", "smoke"},
+		{"--profile", "smoke", "--out", "x", "--target", "a b"},
+		{"--profile", "smoke", "--out", "x", "--only", "("},
+		{"--profile", "smoke", "--out", "x", "--count", "-1"},
+		{"--profile", "smoke", "--out", "x", "extra"},
+	} {
+		if _, err := ParseArgs(bad, &bytes.Buffer{}); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestVariantsAndEnv(t *testing.T) {
+	l3, _ := L3Bytes(map[string]string{"l3-cache": "unknown (x)", "getconf-l3-cache": "33554432"})
+	if l3 != 32<<20 {
+		t.Fatalf("L3 fallback to getconf: %d", l3)
+	}
+	vs := Variants("glibc.malloc.check=1", true, 32<<20, "")
+	if vs[0].Tunables != "glibc.malloc.check=1" || vs[1].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x1800000" || vs[2].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x4040" {
+		t.Fatalf("variants %+v", vs)
+	}
+	base := []string{"PATH=/bin", "GLIBC_TUNABLES=glibc.malloc.check=1", "VMPARITY_TUNABLE_VARIANT=stale"}
+	env := strings.Join(Job{Variant: &vs[1]}.Env(base), " ")
+	if env != "PATH=/bin VMPARITY_TUNABLE_VARIANT=l3-3q GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x1800000" {
+		t.Fatalf("l3-3q env: %s", env)
+	}
+	env = strings.Join(Job{Variant: &vs[0]}.Env(base), " ")
+	if env != "PATH=/bin GLIBC_TUNABLES=glibc.malloc.check=1 VMPARITY_TUNABLE_VARIANT=default" {
+		t.Fatalf("default env: %s", env)
+	}
+	none := Variants("", false, 0, "l3-cache=unknown (no sysfs)")
+	if none[0].Tunables != "none" || none[1].Skip == "" {
+		t.Fatalf("unknown L3 must skip l3-3q, not guess: %+v", none)
+	}
+}
+
+func TestHeaderAbsorb(t *testing.T) {
+	h := NewHeader()
+	h.SetFixed("target", "metal")
+	h.Set("clocksource", "tsc")
+	body, err := h.Absorb("clock", "clock-verdict-monotonic: vdso\nUnit B/s better=higher\n# a comment\nBenchmarkClock/clock=monotonic/path=vdso 100 20.5 ns/op\n\nclock-verdict-monotonic: fallback\nclocksource: hpet\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) != 1 {
+		t.Fatalf("body %q", body)
+	}
+	want := "target: metal\nclocksource: hpet\nclock-verdict-monotonic: fallback\nUnit B/s better=higher\n# a comment\n"
+	if got := h.String(); got != want {
+		t.Fatalf("header:\n%s\nwant:\n%s", got, want)
+	}
+	for _, bad := range []string{
+		"target: elsewhere\nBenchmarkX 1 1 ns/op\n",
+		"Some Free Text\nBenchmarkX 1 1 ns/op\n",
+		"BenchmarkX 1 1\n",
+		"BenchmarkX lots 1 ns/op\n",
+		"only-config: 1\n",
+	} {
+		if _, err := h.Absorb("prog", bad); err == nil || !strings.Contains(err.Error(), "prog") {
+			t.Errorf("%q: err %v, want an error naming the program", bad, err)
+		}
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.txt")
+	if err := WriteAtomic(out, []byte("one\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(out, false); err == nil {
+		t.Fatal("existing file not refused")
+	}
+	if err := WriteAtomic(out, []byte("two\n"), false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("overwrite without --force: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "one\n" {
+		t.Fatalf("refused write changed the file: %q", b)
+	}
+	if err := WriteAtomic(out, []byte("two\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "two\n" {
+		t.Fatalf("--force did not replace: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+	if err := CheckWritable(filepath.Join(dir, "nodir", "r.txt"), false); err == nil {
+		t.Fatal("missing directory not reported")
+	}
+}
+
+func TestPlanJobs(t *testing.T) {
+	vs := Variants("", false, 32<<20, "")
+	all := func(string) bool { return true }
+	var notes []string
+	note := func(s string) { notes = append(notes, s) }
+	// binDir has snowflake but no memcpy: a core program is missing.
+	if _, err := PlanJobs(binDir, vs, all, note); err == nil || !strings.Contains(err.Error(), "core benchmark memcpy-static") {
+		t.Fatalf("missing core program: %v", err)
+	}
+	jobs, err := PlanJobs(binDir, vs, func(n string) bool { return n == "snowflake" || n == "fence" }, note)
+	if err != nil || len(jobs) != 1 || jobs[0].Name != "snowflake" {
+		t.Fatalf("jobs %+v err %v", jobs, err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "optional benchmark fence") {
+		t.Fatalf("notes %q", notes)
+	}
+}
+
+// TestRunWritesResultFile runs the real snowflake binary through Run twice
+// (interleaved count 2) and checks the file is benchfmt with every config
+// line before the first Benchmark line.
+func TestRunWritesResultFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "metal.txt")
+	o := mustParse(t, "--profile", "smoke", "--count", "2", "--out", out, "--only", "^snowflake$", "--bench-dir", binDir, "--target", "metal", "--run-id", "2026-11-22T10-15-03Z-3f2a", "--pin", "0")
+	var progress bytes.Buffer
+	if err := Run(context.Background(), o, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	if !strings.Contains(progress.String(), "[2/2] rep 2/2 snowflake") {
+		t.Fatalf("progress: %s", progress.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if lines[0] != "vmparity-format: 1" || lines[1] != "run-id: 2026-11-22T10-15-03Z-3f2a" || lines[2] != "target: metal" {
+		t.Fatalf("header starts %q", lines[:3])
+	}
+	inBody, results := false, 0
+	keys := map[string]bool{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Benchmark") {
+			inBody = true
+			results++
+			continue
+		}
+		if inBody {
+			t.Fatalf("non-result line %q after the first Benchmark line", l)
+		}
+		if k, _, ok := strings.Cut(l, ":"); ok && !strings.HasPrefix(l, "#") {
+			keys[k] = true
+		}
+	}
+	for _, k := range []string{"target-kind", "target-kind-evidence", "nt-threshold", "profile", "count", "pinned-cpu", "binary-sha256", "memcpy-tunables-min", "snowflake-floor-ns"} {
+		if !keys[k] {
+			t.Errorf("header key %s missing", k)
+		}
+	}
+	// Two repetitions of 3 designs × at least one GOMAXPROCS step.
+	if results < 6 || results%2 != 0 {
+		t.Fatalf("%d result lines, want two equal repetitions of at least 3", results)
+	}
+	// A second run must not replace the file without --force.
+	o.RunID = "second"
+	if err := Run(context.Background(), o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+		t.Fatalf("second run: %v", err)
+	}
+	if b2, _ := os.ReadFile(out); !bytes.Equal(b, b2) {
+		t.Fatal("refused run changed the file")
+	}
+}
+
+func TestFailureNamesBenchmarkAndWritesNothing(t *testing.T) {
+	for _, tc := range []struct{ dir, want string }{
+		{"testdata/failing", "benchmark snowflake failed (repetition 1 of 1)"},
+		{"testdata/malformed", "benchmark snowflake: snowflake output line 1"},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "r.txt")
+		var stderr bytes.Buffer
+		code := Main([]string{"--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", tc.dir}, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), tc.want) {
+			t.Fatalf("%s: exit %d, stderr:\n%s\nwant %q", tc.dir, code, stderr.String(), tc.want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("%s: files left behind: %v", tc.dir, entries)
+		}
+	}
+}
+
+// TestKilledRunLeavesNoFile kills the real benchrun binary mid-run.
+func TestKilledRunLeavesNoFile(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "r.txt")
+		cmd := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", "testdata/slow")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "rep 1/1 snowflake"); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("benchrun never started the benchmark: %s", stderr.String())
+			}
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		if err == nil {
+			t.Fatalf("%v: benchrun exited 0", sig)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("%v: files left: %v", sig, entries)
+		}
+		if sig == syscall.SIGTERM && !strings.Contains(stderr.String(), "benchmark snowflake failed") {
+			t.Fatalf("SIGTERM: stderr does not name the benchmark:\n%s", stderr.String())
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package benchrun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Program is one benchmark binary in the bench directory.
+type Program struct {
+	Name     string
+	Core     bool // a missing core program is an error; optional ones are skipped
+	Tunables bool // run once per memcpy tunables variant
+}
+
+// Programs in run order. storefwd, fence and align arrive later; they run
+// when their binaries are present.
+var Programs = []Program{
+	{Name: "memcpy-static", Core: true, Tunables: true},
+	{Name: "memcpy-dynamic", Core: true, Tunables: true},
+	{Name: "clock", Core: true},
+	{Name: "snowflake", Core: true},
+	{Name: "storefwd"},
+	{Name: "fence"},
+	{Name: "align"},
+}
+
+// Variant is one GLIBC_TUNABLES setting for memcpy.
+type Variant struct {
+	Name     string
+	Tunables string // "" with Inherit: the environment's own value
+	Inherit  bool
+	Skip     string // non-empty: why this variant cannot run here
+}
+
+const ntTunable = "glibc.cpu.x86_non_temporal_threshold"
+
+// Variants builds default / l3-3q / min. l3-3q is the seed's community fix
+// (¾ of L3); min is glibc's lower bound 0x4040. l3Bytes <= 0 means the L3
+// size is unknown, and l3-3q is skipped with that reason rather than guessed.
+func Variants(envTunables string, haveEnv bool, l3Bytes int64, l3Reason string) []Variant {
+	def := Variant{Name: "default", Inherit: true, Tunables: envTunables}
+	if !haveEnv {
+		def.Tunables = "none"
+	}
+	l3 := Variant{Name: "l3-3q"}
+	if l3Bytes > 0 {
+		l3.Tunables = fmt.Sprintf("%s=%#x", ntTunable, l3Bytes*3/4)
+	} else {
+		l3.Skip = "L3 size unknown: " + l3Reason
+	}
+	return []Variant{def, l3, {Name: "min", Tunables: ntTunable + "=0x4040"}}
+}
+
+// L3Bytes picks the L3 size from the fingerprint: sysfs first, then what
+// glibc's getconf reports, then glibc's own shared cache size.
+func L3Bytes(fp map[string]string) (int64, string) {
+	var reasons []string
+	for _, k := range []string{"l3-cache", "getconf-l3-cache", "shared-cache-size"} {
+		v := fp[k]
+		n, err := strconv.ParseInt(v, 0, 64)
+		if err == nil && n > 0 {
+			return n, ""
+		}
+		reasons = append(reasons, k+"="+v)
+	}
+	return 0, strings.Join(reasons, ", ")
+}
+
+// Job is one program invocation per repetition.
+type Job struct {
+	Name    string // "memcpy-static/tunable=l3-3q", "clock"
+	Path    string
+	Variant *Variant
+}
+
+// Env is the child's environment: ours, with GLIBC_TUNABLES and the variant
+// name set for memcpy variants other than default.
+func (j Job) Env(base []string) []string {
+	if j.Variant == nil {
+		return base
+	}
+	env := make([]string, 0, len(base)+2)
+	for _, e := range base {
+		if strings.HasPrefix(e, "VMPARITY_TUNABLE_VARIANT=") || (!j.Variant.Inherit && strings.HasPrefix(e, "GLIBC_TUNABLES=")) {
+			continue
+		}
+		env = append(env, e)
+	}
+	env = append(env, "VMPARITY_TUNABLE_VARIANT="+j.Variant.Name)
+	if !j.Variant.Inherit {
+		env = append(env, "GLIBC_TUNABLES="+j.Variant.Tunables)
+	}
+	return env
+}
+
+// PlanJobs lists the jobs of one repetition; it fails naming a missing core
+// program, and notes skipped optional programs and variants on the way.
+func PlanJobs(dir string, variants []Variant, only func(string) bool, note func(string)) ([]Job, error) {
+	var jobs []Job
+	for _, p := range Programs {
+		path := filepath.Join(dir, p.Name)
+		var names []Job
+		if p.Tunables {
+			for i := range variants {
+				v := &variants[i]
+				name := p.Name + "/tunable=" + v.Name
+				if !only(name) {
+					continue
+				}
+				if v.Skip != "" {
+					note(fmt.Sprintf("skipping %s: %s", name, v.Skip))
+					continue
+				}
+				names = append(names, Job{Name: name, Path: path, Variant: v})
+			}
+		} else if only(p.Name) {
+			names = append(names, Job{Name: p.Name, Path: path})
+		}
+		if len(names) == 0 {
+			continue
+		}
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
+			jobs = append(jobs, names...)
+		case p.Core:
+			return nil, fmt.Errorf("core benchmark %s: %s is missing or not an executable file (run `make bench`)", p.Name, path)
+		default:
+			note(fmt.Sprintf("optional benchmark %s not built (%s absent): skipped", p.Name, path))
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("no benchmark selected in %s", dir)
+	}
+	return jobs, nil
+}

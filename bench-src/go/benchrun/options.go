@@ -1,0 +1,106 @@
+// Package benchrun runs the whole benchmark suite on one target and writes
+// one results file (docs/formats.md "Result file"). Main takes its writers
+// and arguments so the CLI is tested in-process.
+package benchrun
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// Counts are the repetitions per profile: smoke proves every program runs;
+// quick gives benchstat enough samples (n=5) for a verdict at α=0.05; full
+// tightens the confidence intervals.
+var Counts = map[string]int{"smoke": 1, "quick": 5, "full": 10}
+
+// Options are the parsed command line.
+type Options struct {
+	Profile  string
+	Out      string
+	Force    bool
+	Pin      int // -1: no pinning
+	Target   string
+	RunID    string
+	Count    int
+	Only     *regexp.Regexp
+	BenchDir string
+}
+
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR]"
+
+// ParseArgs validates the command line; errors say which flag and why.
+func ParseArgs(args []string, stderr io.Writer) (Options, error) {
+	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
+	o := Options{}
+	fs.StringVar(&o.Profile, "profile", "", "smoke | quick | full")
+	fs.StringVar(&o.Out, "out", "", "results file to write (atomically)")
+	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
+	fs.IntVar(&o.Pin, "pin", -1, "pin benchrun and every benchmark to this CPU")
+	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
+	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
+	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 5, full 10)")
+	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
+	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), usage)
+	}
+	def, ok := Counts[o.Profile]
+	if !ok {
+		return o, fmt.Errorf("--profile %q: expected smoke, quick or full\n%s", o.Profile, usage)
+	}
+	if o.Out == "" {
+		return o, fmt.Errorf("--out FILE is required\n%s", usage)
+	}
+	if o.Count == 0 {
+		o.Count = def
+	} else if o.Count < 0 {
+		return o, fmt.Errorf("--count %d: expected a positive number", o.Count)
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return o, fmt.Errorf("--only %q: %v", *only, err)
+		}
+		o.Only = re
+	}
+	if o.Target == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return o, fmt.Errorf("no --target and no host name: %v", err)
+		}
+		o.Target = h
+	}
+	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(o.Target) {
+		return o, fmt.Errorf("--target %q: expected letters, digits, '.', '_' or '-'", o.Target)
+	}
+	if o.RunID == "" {
+		o.RunID = NewRunID(time.Now())
+	}
+	if o.BenchDir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("no --bench-dir and cannot find benchrun's own directory: %v", err)
+		}
+		o.BenchDir = filepath.Dir(exe)
+	}
+	return o, nil
+}
+
+// NewRunID is "2026-11-22T10-15-03Z-3f2a": sortable, safe in file names.
+func NewRunID(t time.Time) string {
+	b := make([]byte, 2)
+	rand.Read(b)
+	return t.UTC().Format("2006-01-02T15-04-05Z") + "-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,159 @@
+package benchrun
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"vmparity/bench/envprobe"
+)
+
+// FormatVersion is the vmparity-format header value.
+const FormatVersion = "1"
+
+// Main is the whole command: 0 on success, 1 when a run fails, 2 on bad usage.
+func Main(args []string, stderr io.Writer) int {
+	o, err := ParseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "benchrun:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, o, stderr); err != nil {
+		fmt.Fprintln(stderr, "benchrun:", err)
+		return 1
+	}
+	return 0
+}
+
+// Run executes the suite and writes o.Out; nothing is written on failure.
+func Run(ctx context.Context, o Options, stderr io.Writer) error {
+	start := time.Now()
+	if err := CheckWritable(o.Out, o.Force); err != nil {
+		return err
+	}
+	// Probe before pinning: cpus-visible must describe the target, not --pin.
+	fp := envprobe.Probe()
+	fpMap := map[string]string{}
+	h := NewHeader()
+	h.SetFixed("vmparity-format", FormatVersion)
+	h.SetFixed("run-id", o.RunID)
+	h.SetFixed("target", o.Target)
+	for _, f := range fp {
+		h.Set(f.Key, f.Value)
+		fpMap[f.Key] = f.Value
+	}
+	h.SetFixed("profile", o.Profile)
+	h.SetFixed("count", strconv.Itoa(o.Count))
+	if o.Pin >= 0 {
+		if err := PinAll(o.Pin); err != nil {
+			return err
+		}
+		h.SetFixed("pinned-cpu", strconv.Itoa(o.Pin))
+	} else {
+		h.SetFixed("pinned-cpu", "none")
+	}
+	h.SetFixed("binary-sha256", manifestHash(o.BenchDir))
+
+	envT, haveEnv := os.LookupEnv("GLIBC_TUNABLES")
+	l3, l3why := L3Bytes(fpMap)
+	variants := Variants(envT, haveEnv, l3, l3why)
+	for _, v := range variants {
+		val := v.Tunables
+		if v.Skip != "" {
+			val = envprobe.Unknown("%s", v.Skip)
+		}
+		h.SetFixed("memcpy-tunables-"+v.Name, val)
+	}
+	only := func(string) bool { return true }
+	if o.Only != nil {
+		only = o.Only.MatchString
+	}
+	note := func(s string) { fmt.Fprintln(stderr, "benchrun:", s) }
+	jobs, err := PlanJobs(o.BenchDir, variants, only, note)
+	if err != nil {
+		return err
+	}
+
+	var body []string
+	total, n := len(jobs)*o.Count, 0
+	for rep := 1; rep <= o.Count; rep++ {
+		// Repetitions are interleaved across benchmarks, so a slow phase of
+		// the machine hits every benchmark a little instead of one a lot.
+		for _, j := range jobs {
+			n++
+			t0 := time.Now()
+			fmt.Fprintf(stderr, "[%*d/%d] rep %d/%d %s ... ", len(strconv.Itoa(total)), n, total, rep, o.Count, j.Name)
+			out, err := runJob(ctx, j, o.Profile)
+			if err != nil {
+				fmt.Fprintln(stderr, "FAILED")
+				return fmt.Errorf("benchmark %s failed (repetition %d of %d): %v; %s left unchanged", j.Name, rep, o.Count, err, o.Out)
+			}
+			lines, err := h.Absorb(j.Name, out)
+			if err != nil {
+				fmt.Fprintln(stderr, "FAILED")
+				return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
+			}
+			body = append(body, lines...)
+			fmt.Fprintf(stderr, "%.2fs\n", time.Since(t0).Seconds())
+		}
+	}
+	data := h.String() + strings.Join(body, "\n") + "\n"
+	if err := WriteAtomic(o.Out, []byte(data), o.Force); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "benchrun: wrote %s (%d result lines, profile %s, count %d) in %.1fs\n",
+		o.Out, len(body), o.Profile, o.Count, time.Since(start).Seconds())
+	return nil
+}
+
+// runJob runs one repetition of one program and returns its stdout.
+func runJob(ctx context.Context, j Job, profile string) (string, error) {
+	cmd := exec.CommandContext(ctx, j.Path, "--profile", profile)
+	cmd.Env = j.Env(os.Environ())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		if msg == "" {
+			msg = "no message on stderr"
+		}
+		return "", fmt.Errorf("%s --profile %s: %v: %s", j.Path, profile, err, msg)
+	}
+	return stdout.String(), nil
+}
+
+// manifestHash identifies the exact binaries: sha256 of MANIFEST.sha256.
+func manifestHash(dir string) string {
+	p := filepath.Join(dir, "MANIFEST.sha256")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return envprobe.Unknown("%v", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
