@@ -101,14 +101,29 @@ static int compare_slot(const struct copy_set *s, int slot, char *why, size_t wh
 	return -1;
 }
 
+/* dst = ~src, eight bytes at a time: this runs over up to 64 MiB per slot
+ * and size, outside the timing but inside the profile's time budget. */
+static void poison(unsigned char *dst, const unsigned char *src, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, src + i, 8);
+		w = ~w;
+		memcpy(dst + i, &w, 8);
+	}
+	for (; i < n; i++)
+		dst[i] = (unsigned char)~src[i];
+}
+
 int copy_verify_full(copy_fn const volatile *fn, struct copy_set *s, char *why, size_t whylen)
 {
 	for (int slot = 0; slot < COPY_SLOTS; slot++) {
 		unsigned char *dst = s->dst[slot];
 		const unsigned char *src = s->src[slot];
 
-		for (size_t i = 0; i < s->n; i++)
-			dst[i] = (unsigned char)~src[i];
+		poison(dst, src, s->n);
 		(*fn)(dst, src, s->n);
 		if (compare_slot(s, slot, why, whylen) != 0)
 			return -1;

@@ -44,7 +44,7 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 			add(plan, seed_sizes[i]);
 		for (size_t n = 64; n <= 16 * MiB; n *= 4)
 			add(plan, n);
-		plan->budget = (struct vmp_budget){ .batch_ns = 50000, .total_ns = 35000000,
+		plan->budget = (struct vmp_budget){ .batch_ns = 50000, .total_ns = 30000000,
 						    .min_batches = 5, .max_batches = 2000 };
 		plan->tsc_window_ns = 5000000;
 		break;
