@@ -125,9 +125,14 @@ class _Checker:
              "a mapping with exactly cpu_mode and unsupported_features", tcg)
         need(tcg["cpu_mode"] in CPU_MODES and tcg["cpu_mode"] != "host-passthrough", "tcg",
              "cpu_mode one TCG can run: host-model or maximum", tcg["cpu_mode"], ("cpu_mode",))
-        need(isinstance(tcg["unsupported_features"], list), "tcg",
-             "unsupported_features a list of feature names", tcg["unsupported_features"],
-             ("unsupported_features",))
+        unsupported = tcg["unsupported_features"]
+        need(isinstance(unsupported, dict), "tcg",
+             "unsupported_features a mapping of feature name -> [expect keys it carries]",
+             unsupported, ("unsupported_features",))
+        for feature, keys in unsupported.items():
+            need(isinstance(keys, list) and all(k in EXPECT_KEYS for k in keys), "tcg",
+                 f"a list of expect keys among {', '.join(EXPECT_KEYS)}", keys,
+                 ("unsupported_features", feature))
 
 
 def _merge(defaults: dict, override: dict) -> dict:
@@ -195,8 +200,9 @@ def effective(variant: dict, accel: str) -> dict:
 
     kvm: unchanged. qemu (TCG): the CPU mode becomes tcg.cpu_mode and a
     require/force of a feature TCG cannot present becomes optional, so the
-    guest still boots; each change is listed in `tcg_adjustments`, and an
-    expectation it makes unreachable moves to `expect_dropped`. The template
+    guest still boots; each change is listed in `tcg_adjustments`, and the
+    expectations it makes unreachable (tcg.unsupported_features[feature])
+    move to `expect_dropped`. The template
     (domain.xml.j2) applies the same rules from the same `tcg` data.
     """
     if accel not in ("kvm", "qemu"):
@@ -213,8 +219,9 @@ def effective(variant: dict, accel: str) -> dict:
             v["tcg_adjustments"].append(
                 f"feature {feat['name']} policy {feat['policy']} -> optional (TCG cannot present it)")
             feat["policy"] = "optional"
-            if feat["name"] in v["expect"]:
-                v["expect_dropped"][feat["name"]] = v["expect"].pop(feat["name"])
+            for key in v["tcg"]["unsupported_features"][feat["name"]]:
+                if key in v["expect"]:
+                    v["expect_dropped"][key] = v["expect"].pop(key)
     return v
 
 
