@@ -93,7 +93,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                     direction.setdefault(unit, rf.higher_is_better(unit))
     if by == "target":
         # metal first: it is the reference everything else is measured against.
-        columns.sort(key=lambda c: (METAL_FIRST.get(kinds.get(c), 1), columns.index(c)))
+        columns.sort(key=lambda c: METAL_FIRST.get(kinds.get(c), 1))  # stable sort keeps the rest in order
     if baseline is not None:
         if baseline not in columns:
             from .errors import InputError

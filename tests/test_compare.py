@@ -1,0 +1,64 @@
+"""vmparity compare: golden files for every format, pivots, the regression gate."""
+
+import json
+
+import pytest
+
+import golden
+
+
+@pytest.fixture
+def in_testdata(testdata, monkeypatch):
+    monkeypatch.chdir(testdata)  # short, stable labels in the output
+
+
+@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json")])
+def test_compare_two_files_golden(cli, in_testdata, fmt, ext):
+    r = cli("compare", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", fmt)
+    assert r.code == 0, r.err
+    golden.check(f"compare-metal-vs-nosmt.{ext}", r.out)
+
+
+@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md")])
+def test_compare_by_target_golden(cli, in_testdata, fmt, ext):
+    r = cli("compare", "run-a", "--by", "target", "--format", fmt)
+    assert r.code == 0, r.err
+    golden.check(f"compare-run-a-by-target.{ext}", r.out)
+
+
+def test_by_target_puts_metal_first_and_compares_every_target(cli, in_testdata):
+    data = json.loads(cli("compare", "run-a", "--by", "target", "--format", "json").out)
+    assert data["columns"][0] == "metal"
+    assert set(data["columns"]) == {"metal", "guest-nosmt", "guest-hpet", "container-quota"}
+    row = next(r for r in data["rows"] if r["benchmark"].endswith("size=4194304") and r["unit"] == "B/s")
+    assert row["deltas"]["guest-nosmt"]["verdict"] == "worse"
+    assert row["deltas"]["guest-hpet"]["verdict"] == "~"
+
+
+def test_two_runs_compare_target_by_target(cli, in_testdata):
+    data = json.loads(cli("compare", "run-a", "run-b", "--format", "json").out)
+    groups = {r["group"] for r in data["rows"]}
+    assert groups == {"metal", "guest-nosmt", "guest-hpet", "container-quota"}
+    row = next(r for r in data["rows"] if r["group"] == "metal" and r["benchmark"] == "BenchmarkClock/clock=monotonic/path=vdso")
+    assert row["deltas"]["run-b"]["verdict"] == "worse" and row["deltas"]["run-b"]["pct"] > 15
+
+
+def test_fail_on_regression_gate(cli, in_testdata):
+    r = cli("compare", "run-a/metal.txt", "run-b/metal.txt", "--fail-on-regression", "10")
+    assert r.code == 1 and "BenchmarkClock/clock=monotonic/path=vdso" in r.err
+    assert cli("compare", "run-a/metal.txt", "run-b/metal.txt", "--fail-on-regression", "50").code == 0
+
+
+def test_alpha_changes_what_is_significant(cli, in_testdata):
+    def n_sig(alpha):
+        d = json.loads(cli("compare", "run-a/metal.txt", "run-a/guest-hpet.txt", "--format", "json", "--alpha", alpha).out)
+        return sum(dd["significant"] for r in d["rows"] for dd in r["deltas"].values())
+    assert n_sig("0.001") <= n_sig("0.05") < n_sig("0.5")
+
+
+def test_usage_errors_exit_2(cli, in_testdata):
+    assert cli("compare").code == 2
+    r = cli("compare", "run-a/metal.txt", "run-b/metal.txt", "--alpha", "3")
+    assert r.code == 2 and "--alpha" in r.err
+    r = cli("compare", "run-a", "--by", "target", "--baseline", "nope")
+    assert r.code == 2 and "nope" in r.err
