@@ -32,3 +32,9 @@ test-bench-repro: $(addprefix $(BENCH_OUT)/,$(REPRO_BINS)) $(BENCHSTAT) ## Self-
 	@set -e; for b in $(REPRO_BINS); do echo "== $$b --self-test"; $(BENCH_OUT)/$$b --self-test; done
 	$(REPRO_PYTHON) $(REPRO_SRC)/check_disasm.py $(BENCH_OUT)
 	$(REPRO_PYTHON) $(REPRO_SRC)/check_smoke.py $(BENCHSTAT) $(BENCH_OUT)
+
+.PHONY: test-repro-verdicts
+TEST_TARGETS += test-repro-verdicts
+
+test-repro-verdicts: $(STAMPS)/venv ## Unit tests of the seed scenarios, verdicts and their Markdown (tests/repro)
+	$(PY) -m pytest -q -p no:cacheprovider tests/repro -m "not lab"

@@ -131,7 +131,8 @@ def judge_align(sc, t, metal=None):
                        f"instruction counts unavailable here ({source}; pmu: {t.config.get('pmu', '?')})")
     counts = [median(v) for v in insns.values()]
     equal = (max(counts) - min(counts)) <= exp["max-insn-difference"] * max(counts)
-    here += f"; {fmt(min(counts))}–{fmt(max(counts))} insns/iter from {source.split()[0]}"
+    span = fmt(min(counts)) if equal else f"{fmt(min(counts))}–{fmt(max(counts))}"
+    here += f"; {span} insns/iter {'on every pad' if equal else ''} from {source.split()[0]}".replace("  ", " ")
     if t.is_tcg:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, TCG_REASON)
     if not equal:
