@@ -139,7 +139,17 @@ func (s suite) noise(a, b string) (sig, rows int, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s %s %s: %v", s.benchstat, a, b, err)
 	}
-	for _, line := range strings.Split(string(out), "\n") {
+	sig, rows = countSignificant(string(out))
+	if rows == 0 {
+		return 0, 0, fmt.Errorf("benchstat printed no comparison rows for %s vs %s", a, b)
+	}
+	return sig, rows, nil
+}
+
+// countSignificant reads benchstat's comparison table: every row with a
+// "(p=… n=…)" note is a comparison; "~" before it means not significant.
+func countSignificant(table string) (sig, rows int) {
+	for _, line := range strings.Split(table, "\n") {
 		i := strings.Index(line, "(p=")
 		if i < 0 || strings.HasPrefix(line, "geomean") {
 			continue
@@ -149,10 +159,7 @@ func (s suite) noise(a, b string) (sig, rows int, err error) {
 			sig++
 		}
 	}
-	if rows == 0 {
-		return 0, 0, fmt.Errorf("benchstat printed no comparison rows for %s vs %s", a, b)
-	}
-	return sig, rows, nil
+	return sig, rows
 }
 
 // streamcopy runs the reference copy five times and returns the median
