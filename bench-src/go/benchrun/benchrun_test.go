@@ -167,7 +167,7 @@ func TestPlanJobs(t *testing.T) {
 // line before the first Benchmark line.
 func TestRunWritesResultFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "metal.txt")
-	o := mustParse(t, "--profile", "smoke", "--count", "2", "--out", out, "--only", "^snowflake$", "--bench-dir", binDir, "--target", "metal", "--run-id", "2026-11-22T10-15-03Z-3f2a", "--pin", "0")
+	o := mustParse(t, "--profile", "smoke", "--count", "2", "--out", out, "--only", "^snowflake$", "--bench-dir", binDir, "--target", "metal", "--run-id", "2026-11-22T10-15-03Z-3f2a")
 	var progress bytes.Buffer
 	if err := Run(context.Background(), o, &progress); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
@@ -263,5 +263,36 @@ func TestKilledRunLeavesNoFile(t *testing.T) {
 		if sig == syscall.SIGTERM && !strings.Contains(stderr.String(), "benchmark snowflake failed") {
 			t.Fatalf("SIGTERM: stderr does not name the benchmark:\n%s", stderr.String())
 		}
+	}
+}
+
+// TestPinReachesChildren runs the real benchrun with --pin 0: snowflake,
+// its child, must then see exactly one CPU and sweep only procs=1.
+func TestPinReachesChildren(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pinned.txt")
+	cmd := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", binDir, "--pin", "0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "Benchmark") {
+			names = append(names, strings.Fields(l)[0])
+		}
+	}
+	if len(names) != 3 || !strings.Contains(string(b), "\npinned-cpu: 0\n") {
+		t.Fatalf("pinned run should give 3 procs=1 results and pinned-cpu: 0, got %v", names)
+	}
+	for _, n := range names {
+		if !strings.HasSuffix(n, "/procs=1-1") {
+			t.Fatalf("%s ran on more than the pinned CPU", n)
+		}
+	}
+	if err := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"2", "--only", "^snowflake$", "--bench-dir", binDir, "--pin", "4096").Run(); err == nil {
+		t.Fatal("--pin to a CPU that does not exist succeeded")
 	}
 }

@@ -14,6 +14,9 @@ import (
 // on all existing threads pins everything that follows.
 func PinAll(cpu int) error {
 	var set unix.CPUSet
+	if cpu < 0 || cpu >= len(set)*64 {
+		return fmt.Errorf("--pin %d: expected a CPU number from 0 to %d", cpu, len(set)*64-1)
+	}
 	set.Set(cpu)
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
