@@ -28,6 +28,11 @@ def test_unit_line_declares_a_custom_unit_and_its_direction():
     assert list(rf.benchmarks["BenchmarkX"].values[0]) == [3.0]
 
 
+def test_comment_and_blank_lines_are_skipped():
+    rf = parse_text(HEADER + "# physical floor 244 ns\n\nBenchmarkX 10 3 ns/op\n", "f.txt")
+    assert list(rf.benchmarks) == ["BenchmarkX"]
+
+
 def test_names_split_into_parameters_and_procs():
     assert split_name("BenchmarkSnowflake/impl=twitter/procs=4-4") == ("BenchmarkSnowflake", {"impl": "twitter", "procs": "4"}, 4)
     assert split_name("BenchmarkMemcpy/size=1024")[1] == {"size": "1024"}

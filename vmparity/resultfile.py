@@ -111,8 +111,8 @@ def parse_text(text, path="<input>"):
                 )
             bench._rows.append(fields[2::2])
             bench._lines.append(lineno)
-        elif not line or line.isspace():
-            continue
+        elif not line or line.isspace() or line.startswith("#"):
+            continue  # blank and `#` comment lines (benchrun hoists programs' comments)
         elif line.startswith("Unit "):
             _parse_unit_line(rf, line, path, lineno)
         else:

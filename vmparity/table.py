@@ -51,6 +51,7 @@ class Table:
     confidence: float
     by: str = None
     labels: dict = field(default_factory=dict)  # what each input operand was
+    configs: dict = field(default_factory=dict)  # (group, column) -> header
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
@@ -74,6 +75,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     direction = {}
     columns = []
     kinds = {}
+    configs = {}  # (group, column) -> the header of the (first) file behind it, for explain
     pivot_runs = by is None and any(inp.is_run and len(inp.files) > 1 for inp in inputs)
     for inp in inputs:
         for rf in inp.files:
@@ -86,6 +88,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
             if col not in columns:
                 columns.append(col)
                 kinds[col] = rf.config.get("target-kind", "")
+            configs.setdefault((group, col), rf.config)
             for bench in rf.benchmarks.values():
                 for unit, values in zip(bench.units, bench.values):
                     key = (group, bench.name, unit)
@@ -139,6 +142,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
 
     table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, by)
     table.labels = {inp.label: str(inp.path) for inp in inputs}
+    table.configs = configs
     return table
 
 

@@ -1,0 +1,189 @@
+"""Explain significant differences with the rules in rules.yaml.
+
+The engine only knows the condition primitives listed at the top of
+rules.yaml; what a rule means (which benchmarks, which keys, what to say)
+lives in the YAML. Every significant row ends up either in an explanation
+or in the unexplained list — nothing is dropped.
+"""
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import yaml
+
+from .errors import InputError
+from .names import param_number, split_name
+
+CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
+              "param-between", "param-above-key", "one-sided"}
+
+
+@dataclass
+class Finding:
+    """One row of the comparison that needs explaining."""
+
+    group: str
+    name: str
+    unit: str
+    pct: float  # None when one-sided
+    p: float
+    verdict: str
+    side: str = ""  # for one-sided rows: the side that has it
+
+
+@dataclass
+class Explanation:
+    rule: dict
+    group: str
+    a: str
+    b: str
+    cause: str
+    fix: str
+    evidence: list  # (key, value on A, value on B)
+    rows: list = field(default_factory=list)
+
+
+@dataclass
+class Result:
+    explanations: list
+    unexplained: list
+    a: str
+    b: str
+
+
+def load_rules(path=None):
+    if path is None:
+        text = resources.files("vmparity").joinpath("rules.yaml").read_text(encoding="utf-8")
+        where = "vmparity/rules.yaml"
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(path, f"cannot read rules: {e.strerror}") from None
+        where = str(path)
+    return _validate(yaml.safe_load(text), where)
+
+
+def _validate(rules, where):
+    if not isinstance(rules, list):
+        raise InputError(where, "expected a YAML list of rules")
+    env = _env()
+    for i, r in enumerate(rules, 1):
+        name = r.get("id", f"rule #{i}") if isinstance(r, dict) else f"rule #{i}"
+        if not isinstance(r, dict) or not {"id", "title", "when", "cause", "fix"} <= set(r):
+            raise InputError(where, f"{name}: expected keys id, title, when, cause, fix")
+        if not isinstance(r["when"], list) or not r["when"]:
+            raise InputError(where, f"{name}: `when` must be a non-empty list of alternatives")
+        for alt in r["when"]:
+            unknown = set(alt) - CONDITIONS if isinstance(alt, dict) else {"(not a mapping)"}
+            if unknown:
+                raise InputError(where, f"{name}: unknown condition(s) {', '.join(sorted(unknown))}; "
+                                        f"expected {', '.join(sorted(CONDITIONS))}")
+        try:
+            r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
+        except jinja2.TemplateSyntaxError as e:
+            raise InputError(where, f"{name}: template error: {e.message}", e.lineno) from None
+    return rules
+
+
+@lru_cache(maxsize=1)
+def _env():
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    env.globals["num"] = param_number
+    return env
+
+
+def _differs(A, B, key):
+    return A.get(key) != B.get(key)
+
+
+def _matches(alt, f, A, B):
+    for cond, arg in alt.items():
+        if cond == "benchmark" and not re.search(arg, f.name):
+            return False
+        if cond == "unit" and not re.search(arg, f.unit):
+            return False
+        if cond == "differs" and not any(_differs(A, B, k) for k in arg):
+            return False
+        if cond == "prefix-differs":
+            keys = {k for k in list(A) + list(B) if k.startswith(arg)}
+            if not any(_differs(A, B, k) for k in keys):
+                return False
+        if cond == "value-in":
+            for key, values in arg.items():
+                if not any(str(side.get(key, "")).startswith(tuple(values)) for side in (A, B)):
+                    return False
+        if cond == "param-in":
+            params = split_name(f.name)[1]
+            if not all(params.get(k) in v for k, v in arg.items()):
+                return False
+        if cond == "param-between":
+            v = param_number(split_name(f.name)[1].get(arg["param"]))
+            ta, tb = param_number(A.get(arg["key"])), param_number(B.get(arg["key"]))
+            if v is None or ta is None or tb is None or not (min(ta, tb) < v <= max(ta, tb)):
+                return False
+        if cond == "param-above-key":
+            v = param_number(split_name(f.name)[1].get(arg["param"]))
+            limits = [param_number(side.get(arg["key"])) for side in (A, B)]
+            if v is None or not any(lim is not None and v > lim for lim in limits):
+                return False
+        if cond == "one-sided" and bool(arg) != bool(f.side):
+            return False
+    return True
+
+
+def findings(table):
+    """Significant rows and rows present on one side only, per group and column."""
+    base = table.columns[0]
+    out = {}
+    for r in table.rows:
+        for col in table.columns[1:]:
+            d = r.deltas.get(col)
+            if d is not None and d.comparison.significant:
+                out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+            elif d is None and (base in r.cells) != (col in r.cells):
+                side = base if base in r.cells else col
+                out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, None, 1.0, "one-sided", side))
+    return out
+
+
+def explain(table, configs, rules):
+    """configs: {(group, column): header dict}. Returns a Result."""
+    base = table.columns[0]
+    explanations, unexplained = [], []
+    for (group, col), fs in findings(table).items():
+        A, B = configs[(group, base)], configs[(group, col)]
+        explained = set()
+        for broad in (False, True):
+            for rule in rules:
+                if bool(rule.get("broad")) != broad:
+                    continue
+                rows = [f for f in fs if id(f) not in explained and any(_matches(alt, f, A, B) for alt in rule["when"])]
+                if not rows:
+                    continue
+                explained |= {id(f) for f in rows}
+                explanations.append(_explanation(rule, group, *_side_names(base, col, A, B), A, B, rows))
+        unexplained += [f for f in fs if id(f) not in explained]
+    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base)
+
+
+def _side_names(base, col, A, B):
+    """Name the sides by target when the targets differ (shorter than file paths)."""
+    ta, tb = A.get("target"), B.get("target")
+    return (ta, tb) if ta and tb and ta != tb else (base, col)
+
+
+def _explanation(rule, group, a, b, A, B, rows):
+    ctx = {"A": A, "B": B, "a": a, "b": b, "rows": rows}
+    try:
+        cause = " ".join(rule["_cause"].render(ctx).split())
+        fix = " ".join(rule["_fix"].render(ctx).split())
+    except jinja2.UndefinedError as e:
+        raise InputError("rules.yaml", f"rule {rule['id']}: {e.message} (a header key the rule needs is missing)") from None
+    keys = rule.get("evidence", [])
+    evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
+    return Explanation(rule, group, a, b, cause, fix, evidence, rows)

@@ -1,0 +1,79 @@
+"""Render explain results as text, Markdown or JSON."""
+
+import json
+
+from . import fmt
+
+
+def _row(f):
+    if f.side:
+        return f"{f.name} {f.unit}: only on {f.side}"
+    return f"{f.name} {f.unit}: {fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f})"
+
+
+def _heading(e):
+    return f"{e.group + ': ' if e.group else ''}{e.b} vs {e.a}"
+
+
+def text(result, out):
+    if not result.explanations and not result.unexplained:
+        out.write("no significant differences\n")
+    for e in result.explanations:
+        out.write(f"[{e.rule['id']}] {e.rule['title']} — {_heading(e)}\n")
+        out.write(f"  cause: {e.cause}\n  fix:   {e.fix}\n  evidence:\n")
+        for k, va, vb in e.evidence:
+            out.write(f"    {k}: {va!r} ({e.a}) vs {vb!r} ({e.b}){'' if va != vb else '  (same)'}\n")
+        for f in e.rows:
+            out.write(f"    row {_row(f)}\n")
+        out.write("\n")
+    if result.unexplained:
+        out.write(f"unexplained ({len(result.unexplained)} significant row(s) no rule matched):\n")
+        for f in result.unexplained:
+            out.write(f"  {f.group + ': ' if f.group else ''}{_row(f)}\n")
+
+
+def markdown(result, out, details=True):
+    if not result.explanations and not result.unexplained:
+        out.write("No significant differences.\n")
+    for e in result.explanations:
+        out.write(f"- **{e.rule['title']}** (`{e.rule['id']}`, {_heading(e)}, {len(e.rows)} row(s))  \n")
+        out.write(f"  {e.cause}  \n  **Fix:** {e.fix}\n")
+        if details:
+            out.write("  <details><summary>evidence</summary>\n\n")
+            out.write(f"  | key | `{e.a}` | `{e.b}` |\n  |---|---|---|\n")
+            for k, va, vb in e.evidence:
+                mark = "" if va == vb else " ⬅"
+                out.write(f"  | `{k}` | `{va}` | `{vb}`{mark} |\n")
+            out.write("\n")
+            for f in e.rows:
+                out.write(f"  - `{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
+            out.write("\n  </details>\n")
+    if result.unexplained:
+        out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
+        for f in result.unexplained:
+            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {_row(f).split(': ', 1)[1]}\n")
+
+
+def to_dict(result):
+    def row(f):
+        return {"group": f.group, "benchmark": f.name, "unit": f.unit, "pct": f.pct, "p": f.p,
+                "verdict": f.verdict, "only-on": f.side or None}
+    return {
+        "schema": "vmparity-explain/1",
+        "explanations": [
+            {"rule": e.rule["id"], "title": e.rule["title"], "group": e.group, "a": e.a, "b": e.b,
+             "cause": e.cause, "fix": e.fix,
+             "evidence": [{"key": k, "a": va, "b": vb} for k, va, vb in e.evidence],
+             "rows": [row(f) for f in e.rows]}
+            for e in result.explanations
+        ],
+        "unexplained": [row(f) for f in result.unexplained],
+    }
+
+
+def as_json(result, out):
+    json.dump(to_dict(result), out, indent=1, ensure_ascii=False)
+    out.write("\n")
+
+
+FORMATS = {"text": text, "markdown": markdown, "json": as_json}
