@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
@@ -99,6 +101,27 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* Waits for our callgrind child; kills it (by its pid, it is ours) when it
+ * runs past the limit, e.g. valgrind crawling under TCG. */
+static int wait_or_kill(pid_t pid, int *status, int limit_s)
+{
+	uint64_t deadline = repro_now_ns() + (uint64_t)limit_s * 1000000000ull;
+	for (;;) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if (repro_now_ns() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, status, 0);
+			return -1;
+		}
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int align_count_with_callgrind(double *insns, char *why, unsigned why_len)
 {
 	char valgrind[4096], dir[4096], out[4200], log[4200], self[4096];
@@ -134,8 +157,15 @@ int align_count_with_callgrind(double *insns, char *why, unsigned why_len)
 		execl(valgrind, valgrind, "--tool=callgrind", out, self, "--count-instructions", (char *)NULL);
 		_exit(127);
 	}
-	int status = 0;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	int status = 0, timed_out = 0;
+	if (pid > 0 && wait_or_kill(pid, &status, ALIGN_CALLGRIND_TIMEOUT_S) != 0)
+		timed_out = 1;
+	if (timed_out) {
+		snprintf(why, why_len, "valgrind --tool=callgrind took more than %d s, stopped", ALIGN_CALLGRIND_TIMEOUT_S);
+		remove_dir(dir);
+		return -1;
+	}
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char *text = slurp(log);
 		char *last = text ? strrchr(text, '\n') : NULL;
 		while (last && last > text && last[1] == 0) { /* last non-empty line */

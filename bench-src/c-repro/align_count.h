@@ -5,6 +5,7 @@
 
 #include "align_loops.h"
 
+#define ALIGN_CALLGRIND_TIMEOUT_S 120  /* valgrind under TCG is slow, but not this slow */
 #define ALIGN_COUNT_ITERS 1000  /* callgrind runs N and 2N iterations; the difference is per-iteration exact */
 
 /* --count-instructions: the child side, run under callgrind; one dump per
