@@ -52,7 +52,7 @@ static struct vmp_budget budget_for(enum vmp_profile p)
 					    .min_batches = 5, .max_batches = 1000 };
 	case VMP_FULL:
 	default:
-		return (struct vmp_budget){ .batch_ns = 100000, .total_ns = 150000000,
+		return (struct vmp_budget){ .batch_ns = 100000, .total_ns = 100000000,
 					    .min_batches = 7, .max_batches = 3000 };
 	}
 }

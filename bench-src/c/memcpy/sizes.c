@@ -54,7 +54,7 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 			add(plan, seed_sizes[i]);
 		for (size_t n = 64; n <= 64 * MiB; n *= 2)
 			add(plan, n);
-		plan->budget = (struct vmp_budget){ .batch_ns = 100000, .total_ns = 100000000,
+		plan->budget = (struct vmp_budget){ .batch_ns = 100000, .total_ns = 60000000,
 						    .min_batches = 7, .max_batches = 5000 };
 		plan->tsc_window_ns = 20000000;
 		break;
