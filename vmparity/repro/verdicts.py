@@ -103,8 +103,10 @@ def judge_fence(sc, t, metal=None):
     none = median(med[work, "none"])
     mf_overhead = (mf_vs_lock.a - none) / mf_vs_lock.a
     if mf_overhead >= exp["min-mfence-overhead"] and mf_vs_lock.clear(1.0):
+        profile = sc["seed-figures"][work]["profile-mfence"]
         return Verdict(sc["seed"], t.name, REPRODUCED, here,
-                       f"the mfence pair costs {mf_vs_lock.ratio:.1f}x the lock pair's loop ({mf_vs_lock.note()})")
+                       f"the mfence loop takes {mf_vs_lock.ratio:.1f}x the lock loop's cycles ({mf_vs_lock.note()}); "
+                       f"the seed's profile put the mfence pair at {profile:.0%}: cycles, not profiles, give the cost")
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
                    f"mfence overhead on {work} is {mf_overhead:.0%} (< {exp['min-mfence-overhead']:.0%}) "
                    f"or not clearly above lock ({mf_vs_lock.note()})")
@@ -123,6 +125,7 @@ def judge_align(sc, t, metal=None):
     spread = contrast(times[slow], times[fast])
     here = (f"{len(pads)} pads: {fmt(spread.b)} to {fmt(spread.a)} ns/iter "
             f"(pad={fast} vs pad={slow}, +{spread.ratio - 1:.0%}, {spread.note()})")
+    here += f"; PMU {t.config.get('pmu', 'unknown')}"
     source = t.config.get("align-insn-source", "unavailable (no align-insn-source key)")
     insns = {p: t.samples(base, "insns/iter", pad=p) for p in pads}
     if any(v is None for v in insns.values()) or source.startswith("unavailable"):
