@@ -70,6 +70,19 @@ def test_renders_valid_domain_xml(tmp_path, name, accel):
         assert notes == []
 
 
+def test_prechecked_variant_keeps_its_tcg_notes(tmp_path):
+    """The lab may pass the output of `variants_check.py --accel qemu`: same XML, same notes."""
+    effective = variants_check.effective(VARIANTS["smt-topoext"], "qemu")
+    xml = render_domain.render("smt-topoext", effective, accel="qemu", ssh_port=22022,
+                               image_dir=tmp_path, overlay=tmp_path / "o.qcow2",
+                               console_log=tmp_path / "c.log", seed_disk=None, host_cpus=2)
+    dom = ET.fromstring(xml)
+    notes = [n.text for n in dom.findall("metadata/vmparity:lab/vmparity:tcg-adjustment", NS)]
+    assert sorted(notes) == sorted(effective["tcg_adjustments"]) and len(notes) == 2
+    assert dom.find("cpu").get("mode") == "maximum"
+    assert dom.find("cpu/feature[@name='topoext']").get("policy") == "optional"
+
+
 def test_tcg_keeps_topoext_off_the_require_list(tmp_path):
     _, dom = _render(tmp_path, "smt-topoext", "qemu")
     assert dom.find("cpu").get("mode") == "maximum"

@@ -84,9 +84,10 @@ def test_guest_boots_to_ssh_and_sees_its_variant(image_dir, libvirt_conn, tmp_pa
     try:
         started = time.monotonic()
         dom.create()
-        # the port is readable back from libvirt, as the lab reads it
+        # the port is readable back from libvirt, as the lab reads it (libvirt
+        # returns the metadata element without its namespace prefix)
         meta = ET.fromstring(dom.metadata(libvirt.VIR_DOMAIN_METADATA_ELEMENT, NS))
-        assert meta.find(f"{{{NS}}}ssh").get("port") == str(port)
+        assert meta.find("ssh").get("port") == str(port)
 
         while True:
             if _ssh(key, port, "true", timeout=30).returncode == 0:
