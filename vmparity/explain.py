@@ -156,7 +156,12 @@ def explain(table, configs, rules):
     base = table.columns[0]
     explanations, unexplained = [], []
     for (group, col), fs in findings(table).items():
+        if (group, base) not in configs or (group, col) not in configs:
+            continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
+        names = dict(zip((base, col), _side_names(base, col, A, B)))
+        for f in fs:
+            f.side = names.get(f.side, f.side)
         explained = set()
         for broad in (False, True):
             for rule in rules:

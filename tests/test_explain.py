@@ -1,0 +1,100 @@
+"""vmparity explain: each DESIGN.md rule fires on the fingerprint it is about, with evidence."""
+
+import json
+
+import pytest
+
+import golden
+from vmparity import explain
+from vmparity.errors import InputError
+
+
+@pytest.fixture
+def in_testdata(testdata, monkeypatch):
+    monkeypatch.chdir(testdata)
+
+
+def explained(cli, a, b):
+    r = cli("explain", a, b, "--format", "json")
+    assert r.code == 0, r.err
+    return json.loads(r.out)
+
+
+def rule_rows(data, rule):
+    return [row for e in data["explanations"] if e["rule"] == rule for row in e["rows"]]
+
+
+def test_nt_threshold_explains_sizes_between_the_thresholds(cli, in_testdata):
+    data = explained(cli, "run-a/metal.txt", "run-a/guest-nosmt.txt")
+    sizes = {int(r["benchmark"].rsplit("=", 1)[1]) for r in rule_rows(data, "nt-threshold")}
+    assert sizes == {1048576, 4194304, 16777216}  # 0xc0000 < size <= 0x1800000
+    e = next(e for e in data["explanations"] if e["rule"] == "nt-threshold")
+    assert "GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x1800000" in e["fix"]
+    assert "threads='2'" in e["fix"] and "topoext" in e["fix"]
+    assert {"key": "nt-threshold", "a": "0x1800000", "b": "0xc0000"} in e["evidence"]
+    assert "guest-nosmt" in e["cause"]
+
+
+def test_vdso_fallback_covers_clock_and_clock_per_id_snowflake(cli, in_testdata):
+    data = explained(cli, "run-a/metal.txt", "run-a/guest-hpet.txt")
+    names = {r["benchmark"] for r in rule_rows(data, "vdso-fallback")}
+    assert "BenchmarkClock/clock=monotonic/path=vdso" in names
+    assert all("impl=ticker" not in n for n in names)
+    assert any("impl=twitter" in n for n in names)
+    e = next(e for e in data["explanations"] if e["rule"] == "vdso-fallback")
+    assert {"key": "clocksource", "a": "tsc", "b": "hpet"} in e["evidence"]
+
+
+def test_cpu_quota_explains_procs_above_the_quota(cli, in_testdata):
+    data = explained(cli, "run-a/metal.txt", "run-a/container-quota.txt")
+    rows = rule_rows(data, "cpu-quota")
+    assert rows and all(int(r["benchmark"].rsplit("-", 1)[1]) > 2 for r in rows)
+    assert "GOMAXPROCS=2" in next(e for e in data["explanations"] if e["rule"] == "cpu-quota")["fix"]
+
+
+def test_unexplained_rows_are_listed_never_dropped(cli, in_testdata):
+    data = explained(cli, "run-a/metal.txt", "run-b/metal.txt")
+    assert [r["benchmark"] for r in data["unexplained"]] == ["BenchmarkClock/clock=monotonic/path=vdso"]
+    # every significant row of compare shows up in explain, explained or not
+    cmp = json.loads(cli("compare", "run-a/metal.txt", "run-a/guest-hpet.txt", "--format", "json").out)
+    sig = {(r["benchmark"], r["unit"]) for r in cmp["rows"] for d in r["deltas"].values() if d["significant"]}
+    data = explained(cli, "run-a/metal.txt", "run-a/guest-hpet.txt")
+    seen = {(r["benchmark"], r["unit"]) for e in data["explanations"] for r in e["rows"]}
+    seen |= {(r["benchmark"], r["unit"]) for r in data["unexplained"]}
+    assert seen == sig
+
+
+def test_pmu_and_broad_rules(cli, tmp_path):
+    import resultgen as g
+    a = dict(g.METAL)
+    b = dict(g.METAL, **{"target": "other", "pmu": "no", "pmu-reason": "perf_event_paranoid=3", "cpu": "Intel Xeon"})
+    body = {"BenchmarkAlign/pad=0": {"ns/iter": [10.0, 10.1, 10.2, 10.0, 10.1, 10.2]}}
+    extra = {"BenchmarkAlign/pad=0": {"ns/iter": [20.0, 20.1, 20.2, 20.0, 20.1, 20.2], "insns/iter": [5.0] * 6}}
+    g.write(tmp_path / "b.txt", b, body)
+    g.write(tmp_path / "a.txt", a, extra)
+    r = cli("explain", tmp_path / "a.txt", tmp_path / "b.txt", "--format", "json")
+    data = json.loads(r.out)
+    by_rule = {e["rule"]: e for e in data["explanations"]}
+    assert by_rule["pmu-missing"]["rows"][0]["only-on"] == "metal"
+    assert "perf_event_paranoid=3" in by_rule["pmu-missing"]["cause"]
+    assert by_rule["cpu-model"]["rows"][0]["unit"] == "ns/iter"  # nothing narrower: the CPU differs
+
+
+@pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("markdown", "md"), ("json", "json")])
+def test_explain_golden(cli, in_testdata, fmt, ext):
+    r = cli("explain", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", fmt)
+    assert r.code == 0, r.err
+    golden.check(f"explain-metal-vs-nosmt.{ext}", r.out)
+
+
+def test_explain_needs_fingerprints(cli, tmp_path):
+    (tmp_path / "x.txt").write_text("target: x\nBenchmarkX 1 1 ns/op\n")
+    r = cli("explain", tmp_path / "x.txt", tmp_path / "x.txt")
+    assert r.code == 2 and "missing required key" in r.err and "x.txt:2" in r.err
+
+
+def test_bad_rules_file_is_named(tmp_path):
+    p = tmp_path / "rules.yaml"
+    p.write_text("- id: r\n  title: t\n  when: [{colour: red}]\n  cause: c\n  fix: f\n")
+    with pytest.raises(InputError, match="unknown condition.*colour"):
+        explain.load_rules(p)

@@ -1,0 +1,57 @@
+"""vmparity report (Markdown + self-contained HTML with plots) and pr-comment (golden)."""
+
+import base64
+import re
+
+import pytest
+
+import golden
+from vmparity.commands.pr_comment import MARKER
+
+
+@pytest.fixture
+def in_testdata(testdata, monkeypatch):
+    monkeypatch.chdir(testdata)
+
+
+def test_report_writes_markdown_html_and_plots(cli, testdata, tmp_path):
+    r = cli("report", testdata / "run-a", "--out", tmp_path)
+    assert r.code == 0, r.err
+    md = (tmp_path / "report.md").read_text()
+    # summary verdicts first, details folded, plots linked
+    assert md.index("| target | kind |") < md.index("## Why they differ") < md.index("## All results")
+    assert "<details>" in md and "[memcpy bytes/s against size](memcpy.png)" in md
+    assert re.search(r"\| `guest-nosmt` \| tcg-guest \| \d+ \| \d+ \| `nt-threshold`", md)
+    for name in ("memcpy.png", "clock.png", "snowflake.png"):
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
+    html = (tmp_path / "report.html").read_text()
+    assert 'src="memcpy.png"' not in html  # inlined, self-contained
+    uris = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(uris) == 3 and base64.b64decode(uris[0]).startswith(b"\x89PNG")
+    assert "<details>" in html and "<table>" in html
+
+
+def test_report_refuses_a_single_file(cli, testdata, tmp_path):
+    r = cli("report", testdata / "run-a" / "metal.txt", "--out", tmp_path)
+    assert r.code == 2 and "run directory" in r.err
+
+
+def test_report_includes_the_reproductions_hook(cli, testdata, tmp_path, monkeypatch):
+    import vmparity.repro as repro
+
+    monkeypatch.setattr(repro, "report_section", lambda run_dir: f"## Reproductions\n\nfrom {run_dir.name}\n", raising=False)
+    assert cli("report", testdata / "run-a", "--out", tmp_path).code == 0
+    assert "## Reproductions\n\nfrom run-a" in (tmp_path / "report.md").read_text()
+
+
+def test_pr_comment_golden(cli, in_testdata):
+    r = cli("pr-comment", "run-a", "run-b")
+    assert r.code == 0, r.err
+    assert r.out.startswith(MARKER + "\n")
+    golden.check("pr-comment-run-a-vs-run-b.md", r.out)
+
+
+def test_pr_comment_gate(cli, in_testdata):
+    r = cli("pr-comment", "run-a", "run-b", "--fail-on-regression", "5")
+    assert r.code == 1 and "monotonic/path=vdso" in r.err
+    assert r.out.startswith(MARKER)  # the comment is still written for the workflow to post

@@ -1,0 +1,58 @@
+"""`vmparity report RUN`: report.md (+ plot PNGs) and a self-contained report.html."""
+
+import os
+from pathlib import Path
+
+from .. import explain, inputs, table
+from ..errors import InputError
+from ..report import html, plots, sections
+
+
+def build(run, alpha=0.05, baseline=None, results_dir=None):
+    """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
+    loaded = inputs.load(run, results_dir, require_fingerprint=True)
+    if not loaded.is_run:
+        raise InputError(run, "expected a run directory or run-id, not a single file")
+    t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
+    rules = explain.load_rules()
+    explained = {}
+    for col in t.columns[1:]:
+        sub = _pair_table(t, col)
+        explained[col] = explain.explain(sub, t.configs, rules)
+    images = {}
+    for name, _title, fn in plots.PLOTS:
+        png = fn(t)
+        if png is not None:
+            images[name] = png
+    ctx = sections.Context(loaded.path, loaded.label, t, explained,
+                           [(n, title) for n, title, _ in plots.PLOTS if n in images])
+    return ctx, images
+
+
+def _pair_table(t, col):
+    """The baseline and one target as a two-column view of the run's table."""
+    base = t.columns[0]
+    rows = [table.Row(r.group, r.name, r.unit, r.higher_better,
+                      {c: s for c, s in r.cells.items() if c in (base, col)},
+                      {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
+    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs)
+
+
+def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):
+    ctx, images = build(run_arg, alpha, baseline, results_dir)
+    md = "\n".join(s for s in (fn(ctx) for fn in sections.SECTIONS) if s)
+    dest = Path(out_dir) if out_dir else ctx.run_dir
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, png in images.items():
+        _write(dest / name, png)
+    _write(dest / "report.md", md.encode("utf-8"))
+    _write(dest / "report.html", html.render(md, f"vmparity report {ctx.run_id}", images).encode("utf-8"))
+    out.write(f"wrote {dest / 'report.md'} and {dest / 'report.html'} ({len(images)} plot(s))\n")
+    return 0
+
+
+def _write(path, data):
+    """Write via a temporary file and rename, so a failed report never leaves half a file."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

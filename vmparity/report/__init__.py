@@ -1,0 +1,1 @@
+"""`vmparity report`: Markdown + self-contained HTML for one run, with plots."""
