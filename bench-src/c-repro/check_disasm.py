@@ -4,6 +4,7 @@ still contain the instructions that make each effect, whatever the compiler
 did. Usage: check_disasm.py BENCH_DIR (needs storefwd, fence, align there).
 Prints ok/FAIL lines; exits 1 when a check fails, 2 when a binary is missing.
 Standard library only, so it runs before any virtualenv exists."""
+
 import re
 import subprocess
 import sys
@@ -30,8 +31,9 @@ def disassemble(binary):
     """{function name: [(address, instruction text)]} from objdump -d."""
     if not binary.is_file():
         sys.exit(f"check_disasm: {binary} does not exist (run `make bench` first)")
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(binary)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", str(binary)], check=True, capture_output=True, text=True
+    ).stdout
     funcs, current = {}, None
     for line in out.splitlines():
         if m := FUNC.match(line):
@@ -47,8 +49,7 @@ def insns(funcs, name):
 
 
 def mem_ops(code, pattern):
-    return [(int(m.group(1) or "0", 16), m.group(2), i)
-            for i, text in enumerate(code) if (m := pattern.match(text))]
+    return [(int(m.group(1) or "0", 16), m.group(2), i) for i, text in enumerate(code) if (m := pattern.match(text))]
 
 
 def overlapping_store_pair(code, gap):
@@ -71,16 +72,21 @@ def check_storefwd(funcs):
         if pair:
             base, off, j = pair
             reload = [k for o, b, k in mem_ops(code, LOAD) if b == base and o == off and k > j]
-            check(bool(reload), f"storefwd overlap{size}: 16-byte load back from {off:#x}({base}) "
-                                "after both stores (the load that needs forwarding)")
+            check(
+                bool(reload),
+                f"storefwd overlap{size}: 16-byte load back from {off:#x}({base}) "
+                "after both stores (the load that needs forwarding)",
+            )
         code = insns(funcs, f"sf_append_fresh{size}")
         pair = overlapping_store_pair(code, gap)
         check(pair is not None, f"storefwd fresh{size}: entry stored at OFF and OFF+{gap}")
         if pair:
             reload = [k for o, b, k in mem_ops(code, LOAD) if b == pair[0]]
             check(not reload, f"storefwd fresh{size}: nothing is loaded back from the stored entry")
-    check(overlapping_store_pair(insns(funcs, "sf_append_overlap32"), 12) is None,
-          "storefwd overlap32: no 12-byte-apart store pair (its stores do not overlap)")
+    check(
+        overlapping_store_pair(insns(funcs, "sf_append_overlap32"), 12) is None,
+        "storefwd overlap32: no 12-byte-apart store pair (its stores do not overlap)",
+    )
 
 
 def check_fence(funcs):
@@ -94,9 +100,12 @@ def check_fence(funcs):
             if barrier == "mfence":
                 check(mfences == 2 and not locked, f"fence: {name} has an mfence pair ({mfences}) and no lock")
             elif barrier == "lock":
-                check(mfences == 0 and any(t.startswith("lock inc") for t in locked)
-                      and any(t.startswith("lock dec") for t in locked),
-                      f"fence: {name} has lock inc + lock dec ({locked}) and no mfence")
+                check(
+                    mfences == 0
+                    and any(t.startswith("lock inc") for t in locked)
+                    and any(t.startswith("lock dec") for t in locked),
+                    f"fence: {name} has lock inc + lock dec ({locked}) and no mfence",
+                )
             else:
                 check(mfences == 0 and not locked, f"fence: {name} has neither mfence nor lock")
             if work == "div":
@@ -112,10 +121,14 @@ def check_align(funcs):
             continue
         check(start[0][0] % 64 == pad, f"align: pad={pad} loop starts at offset {start[0][0] % 64} of 64")
         # The jnz target is the copy's own address; compare the rest.
-        bodies[pad] = [re.sub(r"\b[0-9a-f]+ <align_body_pad\d+>", "<body>", t) for t in insns(funcs, f"align_body_pad{pad}")]
+        bodies[pad] = [
+            re.sub(r"\b[0-9a-f]+ <align_body_pad\d+>", "<body>", t) for t in insns(funcs, f"align_body_pad{pad}")
+        ]
     first = bodies.get(ALIGN_PADS[0])
-    check(bool(first) and all(b == first for b in bodies.values()),
-          f"align: the {len(bodies)} loop copies disassemble to the same instructions")
+    check(
+        bool(first) and all(b == first for b in bodies.values()),
+        f"align: the {len(bodies)} loop copies disassemble to the same instructions",
+    )
 
 
 def main(argv):

@@ -4,6 +4,7 @@ output against docs/formats.md: strict Go benchmark format, every config
 line before the first Benchmark line, the contract's names and units, and
 that benchstat reads it without a complaint.
 Usage: check_smoke.py BENCHSTAT BENCH_DIR. Standard library only."""
+
 import re
 import subprocess
 import sys
@@ -16,8 +17,9 @@ ALIGN_PADS = [0, 1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 60, 62]
 
 EXPECTED = {
     "storefwd": [f"BenchmarkStorefwd/size={s}/form={f}" for s in (28, 32) for f in ("overlap", "fresh")],
-    "fence": [f"BenchmarkFence/work={w}/barrier={b}" for w in ("llc", "tlb", "div")
-              for b in ("none", "lock", "mfence")],
+    "fence": [
+        f"BenchmarkFence/work={w}/barrier={b}" for w in ("llc", "tlb", "div") for b in ("none", "lock", "mfence")
+    ],
     "align": [f"BenchmarkAlign/pad={p}" for p in ALIGN_PADS],
 }
 
@@ -76,13 +78,17 @@ def check_program(bench_dir, prog, out_dir):
         units = expected_units(prog, config)
         for name, values in results.items():
             # Counts of events (store-forward blocks) may be 0; times and rates may not.
-            check(set(values) == units and all(v > 0 or (u.startswith("store-fwd") and v == 0)
-                                               for u, v in values.items()),
-                  f"{name}: units {sorted(values)} == {sorted(units)}, all positive")
+            check(
+                set(values) == units
+                and all(v > 0 or (u.startswith("store-fwd") and v == 0) for u, v in values.items()),
+                f"{name}: units {sorted(values)} == {sorted(units)}, all positive",
+            )
     if prog == "storefwd":
         flushes = {n: v.get("flushes/op") for n, v in results.items()}
-        check(all(v == (171.0 if "size=28" in n else 196.0) for n, v in flushes.items()),
-              "storefwd: 171 / 196 flushes per op, as in the seed")
+        check(
+            all(v == (171.0 if "size=28" in n else 196.0) for n, v in flushes.items()),
+            "storefwd: 171 / 196 flushes per op, as in the seed",
+        )
     if prog == "align" and config.get("align-insn-source") in ("perf", "callgrind"):
         counts = {v["insns/iter"] for v in results.values()}
         check(max(counts) - min(counts) < 0.01 * max(counts), f"align: equal instructions per pad ({sorted(counts)})")

@@ -4,17 +4,52 @@ parser (vmparity.resultfile), so the verdicts see what `benchrun` writes."""
 from vmparity.resultfile import parse_text
 
 HEADERS = {
-    "metal": {"target-kind": "metal", "nt-threshold": "0x1800000", "threads-per-core": "2", "topoext": "yes",
-              "glibc": "2.36", "clocksource": "tsc", "pmu": "no", "cpu-quota": "none", "cpus-visible": "2"},
-    "guest-nosmt": {"target-kind": "kvm-guest", "nt-threshold": "0xc00000", "threads-per-core": "1",
-                    "topoext": "no", "glibc": "2.36", "clocksource": "kvm-clock", "pmu": "no",
-                    "cpu-quota": "none", "cpus-visible": "2"},
-    "guest-hpet-clock": {"target-kind": "kvm-guest", "nt-threshold": "0x1800000", "clocksource": "hpet",
-                         "pmu": "no", "cpu-quota": "none", "cpus-visible": "2"},
-    "guest-tcg": {"target-kind": "tcg-guest", "nt-threshold": "0x1800000", "clocksource": "tsc", "pmu": "no",
-                  "cpu-quota": "none", "cpus-visible": "2"},
-    "container-quota": {"target-kind": "container", "nt-threshold": "0x1800000", "clocksource": "tsc",
-                        "pmu": "no", "cpu-quota": "1", "cpus-visible": "2"},
+    "metal": {
+        "target-kind": "metal",
+        "nt-threshold": "0x1800000",
+        "threads-per-core": "2",
+        "topoext": "yes",
+        "glibc": "2.36",
+        "clocksource": "tsc",
+        "pmu": "no",
+        "cpu-quota": "none",
+        "cpus-visible": "2",
+    },
+    "guest-nosmt": {
+        "target-kind": "kvm-guest",
+        "nt-threshold": "0xc00000",
+        "threads-per-core": "1",
+        "topoext": "no",
+        "glibc": "2.36",
+        "clocksource": "kvm-clock",
+        "pmu": "no",
+        "cpu-quota": "none",
+        "cpus-visible": "2",
+    },
+    "guest-hpet-clock": {
+        "target-kind": "kvm-guest",
+        "nt-threshold": "0x1800000",
+        "clocksource": "hpet",
+        "pmu": "no",
+        "cpu-quota": "none",
+        "cpus-visible": "2",
+    },
+    "guest-tcg": {
+        "target-kind": "tcg-guest",
+        "nt-threshold": "0x1800000",
+        "clocksource": "tsc",
+        "pmu": "no",
+        "cpu-quota": "none",
+        "cpus-visible": "2",
+    },
+    "container-quota": {
+        "target-kind": "container",
+        "nt-threshold": "0x1800000",
+        "clocksource": "tsc",
+        "pmu": "no",
+        "cpu-quota": "1",
+        "cpus-visible": "2",
+    },
 }
 
 
@@ -40,14 +75,21 @@ def parsed(target, rows, extra_config=None):
 
 
 def storefwd_rows(o28, o32, f28, f32, n=5):
-    return {f"BenchmarkStorefwd/size={s}/form={f}": {"ns/entry": spread(v, n), "flushes/op": [171.0 if s == 28 else 196.0] * n}
-            for (s, f), v in {(28, "overlap"): o28, (32, "overlap"): o32, (28, "fresh"): f28, (32, "fresh"): f32}.items()}
+    return {
+        f"BenchmarkStorefwd/size={s}/form={f}": {
+            "ns/entry": spread(v, n),
+            "flushes/op": [171.0 if s == 28 else 196.0] * n,
+        }
+        for (s, f), v in {(28, "overlap"): o28, (32, "overlap"): o32, (28, "fresh"): f28, (32, "fresh"): f32}.items()
+    }
 
 
 def fence_rows(cycles, n=5):
     """cycles: {(work, barrier): cycles/iter}."""
-    return {f"BenchmarkFence/work={w}/barrier={b}": {"cycles/iter": spread(c, n), "ns/iter": spread(c / 2.4, n)}
-            for (w, b), c in cycles.items()}
+    return {
+        f"BenchmarkFence/work={w}/barrier={b}": {"cycles/iter": spread(c, n), "ns/iter": spread(c / 2.4, n)}
+        for (w, b), c in cycles.items()
+    }
 
 
 def align_rows(ns_by_pad, insns_by_pad=None, n=5):

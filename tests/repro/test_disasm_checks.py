@@ -16,21 +16,33 @@ PROGRAMS = {
     "align": ["align.c", "align_count.c", "align_copies.c", "align_loops.S"],
 }
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("objdump") is None,
-                                reason="needs gcc and objdump (make deps installs them)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("gcc") is None or shutil.which("objdump") is None,
+    reason="needs gcc and objdump (make deps installs them)",
+)
 
 
 def build(src, out):
     out.mkdir()
     for prog, files in PROGRAMS.items():
-        subprocess.run(["gcc", "-O2", "-std=gnu11", "-o", str(out / prog),
-                        *[str(src / f) for f in files + ["cli.c", "tsc.c", "pmu.c"]]], check=True)
+        subprocess.run(
+            [
+                "gcc",
+                "-O2",
+                "-std=gnu11",
+                "-o",
+                str(out / prog),
+                *[str(src / f) for f in files + ["cli.c", "tsc.c", "pmu.c"]],
+            ],
+            check=True,
+        )
     return out
 
 
 def check(bench_dir):
-    return subprocess.run([sys.executable, str(SRC / "check_disasm.py"), str(bench_dir)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(SRC / "check_disasm.py"), str(bench_dir)], capture_output=True, text=True
+    )
 
 
 def test_checks_pass_on_the_real_sources(tmp_path):

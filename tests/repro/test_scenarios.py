@@ -24,7 +24,11 @@ def test_seed_figures_carry_the_seeds_numbers():
 def test_covered_targets_keeps_unmatched_names():
     sc = {"targets": ["metal", "guest-nosmt", "container-*"]}
     assert covered_targets(sc, ["metal", "container-quota", "container-plain"]) == [
-        ("metal", True), ("guest-nosmt", False), ("container-quota", True), ("container-plain", True)]
+        ("metal", True),
+        ("guest-nosmt", False),
+        ("container-quota", True),
+        ("container-plain", True),
+    ]
     assert covered_targets({"targets": ["*"]}, []) == [("*", False)]
 
 

@@ -5,15 +5,32 @@ import pytest
 from repro_runs import align_rows, fence_rows, memcpy_rows, parsed, snowflake_rows, storefwd_rows
 from vmparity.repro.render import render_markdown
 from vmparity.repro.scenarios import load_scenarios
-from vmparity.repro.verdicts import (CANNOT_TELL, NOT_REPRODUCED, REPRODUCED, judge_align, judge_fence,
-                                     judge_memcpy, judge_run, judge_snowflake, judge_storefwd)
+from vmparity.repro.verdicts import (
+    CANNOT_TELL,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    judge_align,
+    judge_fence,
+    judge_memcpy,
+    judge_run,
+    judge_snowflake,
+    judge_storefwd,
+)
 from vmparity.repro.measure import Target
 
 SC = {s["seed"]: s for s in load_scenarios()}
 PADS = [0, 16, 32, 48]
-FENCE_SEEDLIKE = {("llc", "none"): 100, ("llc", "lock"): 130, ("llc", "mfence"): 700,
-                  ("tlb", "none"): 40, ("tlb", "lock"): 60, ("tlb", "mfence"): 200,
-                  ("div", "none"): 25, ("div", "lock"): 26, ("div", "mfence"): 40}
+FENCE_SEEDLIKE = {
+    ("llc", "none"): 100,
+    ("llc", "lock"): 130,
+    ("llc", "mfence"): 700,
+    ("tlb", "none"): 40,
+    ("tlb", "lock"): 60,
+    ("tlb", "mfence"): 200,
+    ("div", "none"): 25,
+    ("div", "lock"): 26,
+    ("div", "mfence"): 40,
+}
 
 
 def target(name, rows, **config):
@@ -66,27 +83,41 @@ def test_fence_not_reproduced_when_mfence_is_cheap():
 
 def test_align_same_instructions_different_time():
     ns = {0: 0.9, 16: 0.9, 32: 1.3, 48: 1.3}
-    v = judge_align(SC["003"], target("metal", align_rows(ns, {p: 10.0 for p in PADS}),
-                                      **{"align-insn-source": "callgrind"}))
+    v = judge_align(
+        SC["003"], target("metal", align_rows(ns, {p: 10.0 for p in PADS}), **{"align-insn-source": "callgrind"})
+    )
     assert v.status == REPRODUCED and "+44%" in v.here and "callgrind" in v.here
 
 
 def test_align_same_time_is_not_reproduced():
-    v = judge_align(SC["003"], target("metal", align_rows({p: 1.0 for p in PADS}, {p: 10.0 for p in PADS}),
-                                      **{"align-insn-source": "perf"}))
+    v = judge_align(
+        SC["003"],
+        target("metal", align_rows({p: 1.0 for p in PADS}, {p: 10.0 for p in PADS}), **{"align-insn-source": "perf"}),
+    )
     assert v.status == NOT_REPRODUCED and "no clear time spread" in v.reason
 
 
 def test_align_different_instructions_is_not_reproduced():
-    v = judge_align(SC["003"], target("metal", align_rows({0: 1.0, 16: 1.0, 32: 1.5, 48: 1.5},
-                                                          {0: 10.0, 16: 10.0, 32: 12.0, 48: 12.0}),
-                                      **{"align-insn-source": "perf"}))
+    v = judge_align(
+        SC["003"],
+        target(
+            "metal",
+            align_rows({0: 1.0, 16: 1.0, 32: 1.5, 48: 1.5}, {0: 10.0, 16: 10.0, 32: 12.0, 48: 12.0}),
+            **{"align-insn-source": "perf"},
+        ),
+    )
     assert v.status == NOT_REPRODUCED and "instruction counts differ" in v.reason
 
 
 def test_align_without_instruction_counts_cannot_tell_and_says_why():
-    v = judge_align(SC["003"], target("container-quota", align_rows({0: 1.0, 16: 1.0, 32: 1.5, 48: 1.5}),
-                                      **{"align-insn-source": "unavailable (no PMU; callgrind: valgrind not installed)"}))
+    v = judge_align(
+        SC["003"],
+        target(
+            "container-quota",
+            align_rows({0: 1.0, 16: 1.0, 32: 1.5, 48: 1.5}),
+            **{"align-insn-source": "unavailable (no PMU; callgrind: valgrind not installed)"},
+        ),
+    )
     assert v.status == CANNOT_TELL and "valgrind not installed" in v.reason and "+50%" in v.here
 
 
@@ -149,9 +180,12 @@ def test_snowflake_quota_container_scaling():
 
 
 def full_run():
-    metal_rows = {**storefwd_rows(11.4, 5.6, 5.6, 5.0), **fence_rows(FENCE_SEEDLIKE),
-                  **align_rows({0: 0.9, 16: 0.9, 32: 1.3, 48: 1.3}, {p: 10.0 for p in PADS}),
-                  **snow(250, 250)}
+    metal_rows = {
+        **storefwd_rows(11.4, 5.6, 5.6, 5.0),
+        **fence_rows(FENCE_SEEDLIKE),
+        **align_rows({0: 0.9, 16: 0.9, 32: 1.3, 48: 1.3}, {p: 10.0 for p in PADS}),
+        **snow(250, 250),
+    }
     cont_rows = {**storefwd_rows(5.0, 5.0, 5.0, 5.0), **align_rows({p: 1.0 for p in PADS})}
     return {
         "metal": parsed("metal", metal_rows, {"align-insn-source": "callgrind", "clock-verdict-monotonic": "vdso"}),

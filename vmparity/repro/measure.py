@@ -66,8 +66,13 @@ class Target:
         return sorted(n for n in nums if n is not None)
 
     def procs_values(self, base, **params):
-        return sorted({pr for b, p, pr, _ in self._rows
-                       if b == base and pr is not None and all(p.get(k) == str(v) for k, v in params.items())})
+        return sorted(
+            {
+                pr
+                for b, p, pr, _ in self._rows
+                if b == base and pr is not None and all(p.get(k) == str(v) for k, v in params.items())
+            }
+        )
 
     def has(self, base):
         return any(b == base for b, _, _, _ in self._rows)

@@ -18,8 +18,10 @@ REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 CANNOT_TELL = "cannot tell here"
 
-TCG_REASON = ("TCG guests emulate the CPU in software: caches, store buffers, fences and "
-              "the front end are QEMU's, not the hardware's")
+TCG_REASON = (
+    "TCG guests emulate the CPU in software: caches, store buffers, fences and "
+    "the front end are QEMU's, not the hardware's"
+)
 
 
 @dataclass(frozen=True)
@@ -47,22 +49,33 @@ def judge_run(run, scenarios=None):
 
 
 def _missing(sc, t, base, program):
-    return Verdict(sc["seed"], t.name, CANNOT_TELL, "",
-                   f"no {base} results on this target ({program} did not run or was filtered out)")
+    return Verdict(
+        sc["seed"],
+        t.name,
+        CANNOT_TELL,
+        "",
+        f"no {base} results on this target ({program} did not run or was filtered out)",
+    )
 
 
 # seed 000: storefwd ---------------------------------------------------------
 
+
 def judge_storefwd(sc, t, metal=None):
     base, exp = "BenchmarkStorefwd", sc["expect"]
-    s = {(size, form): t.samples(base, "ns/entry", size=size, form=form)
-         for size in (28, 32) for form in ("overlap", "fresh")}
+    s = {
+        (size, form): t.samples(base, "ns/entry", size=size, form=form)
+        for size in (28, 32)
+        for form in ("overlap", "fresh")
+    }
     if any(v is None for v in s.values()):
         return _missing(sc, t, base, "storefwd")
     slow = contrast(s[28, "overlap"], s[32, "overlap"])
     fresh = contrast(s[28, "fresh"], s[32, "fresh"])
-    here = (f"overlap {fmt(slow.a)} vs {fmt(slow.b)} ns/entry (28 vs 32 B, {slow.ratio:.2f}x, {slow.note()}); "
-            f"fresh {fmt(fresh.a)} vs {fmt(fresh.b)} ({fresh.ratio:.2f}x)")
+    here = (
+        f"overlap {fmt(slow.a)} vs {fmt(slow.b)} ns/entry (28 vs 32 B, {slow.ratio:.2f}x, {slow.note()}); "
+        f"fresh {fmt(fresh.a)} vs {fmt(fresh.b)} ({fresh.ratio:.2f}x)"
+    )
     blocks = t.samples(base, "store-fwd-blocks/entry", size=28, form="overlap")
     if blocks is not None:
         here += f"; {fmt(median(blocks))} store-forward blocks per 28-byte entry"
@@ -71,12 +84,16 @@ def judge_storefwd(sc, t, metal=None):
     ok = slow.clear(exp["min-ratio"]) and fresh.ratio < exp["fresh-max-ratio"]
     if ok:
         return Verdict(sc["seed"], t.name, REPRODUCED, here)
-    why = (f"28-byte overlap is not {exp['min-ratio']}x the 32-byte one" if not slow.clear(exp["min-ratio"])
-           else f"the fresh form is slow too ({fresh.ratio:.2f}x), so the overlap is not the cause")
+    why = (
+        f"28-byte overlap is not {exp['min-ratio']}x the 32-byte one"
+        if not slow.clear(exp["min-ratio"])
+        else f"the fresh form is slow too ({fresh.ratio:.2f}x), so the overlap is not the cause"
+    )
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, why)
 
 
 # seed 001: fence ------------------------------------------------------------
+
 
 def judge_fence(sc, t, metal=None):
     base, exp = "BenchmarkFence", sc["expect"]
@@ -91,8 +108,10 @@ def judge_fence(sc, t, metal=None):
             none = median(med[work, "none"])
             ov = {b: (median(med[work, b]) - none) / median(med[work, b]) for b in ("lock", "mfence")}
             seed = sc["seed-figures"][work]
-            parts.append(f"{work}: mfence {ov['mfence']:.0%} / lock {ov['lock']:.0%} of the loop "
-                         f"(seed {seed['actual-mfence']:.0%} / {seed['actual-lock']:.0%})")
+            parts.append(
+                f"{work}: mfence {ov['mfence']:.0%} / lock {ov['lock']:.0%} of the loop "
+                f"(seed {seed['actual-mfence']:.0%} / {seed['actual-lock']:.0%})"
+            )
     work = exp["work"]
     if not all((work, b) in med for b in ("none", "lock", "mfence")):
         return _missing(sc, t, base, "fence")
@@ -104,15 +123,26 @@ def judge_fence(sc, t, metal=None):
     mf_overhead = (mf_vs_lock.a - none) / mf_vs_lock.a
     if mf_overhead >= exp["min-mfence-overhead"] and mf_vs_lock.clear(1.0):
         profile = sc["seed-figures"][work]["profile-mfence"]
-        return Verdict(sc["seed"], t.name, REPRODUCED, here,
-                       f"the mfence loop takes {mf_vs_lock.ratio:.1f}x the lock loop's cycles ({mf_vs_lock.note()}); "
-                       f"the seed's profile put the mfence pair at {profile:.0%}: cycles, not profiles, give the cost")
-    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
-                   f"mfence overhead on {work} is {mf_overhead:.0%} (< {exp['min-mfence-overhead']:.0%}) "
-                   f"or not clearly above lock ({mf_vs_lock.note()})")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            REPRODUCED,
+            here,
+            f"the mfence loop takes {mf_vs_lock.ratio:.1f}x the lock loop's cycles ({mf_vs_lock.note()}); "
+            f"the seed's profile put the mfence pair at {profile:.0%}: cycles, not profiles, give the cost",
+        )
+    return Verdict(
+        sc["seed"],
+        t.name,
+        NOT_REPRODUCED,
+        here,
+        f"mfence overhead on {work} is {mf_overhead:.0%} (< {exp['min-mfence-overhead']:.0%}) "
+        f"or not clearly above lock ({mf_vs_lock.note()})",
+    )
 
 
 # seed 003: align ------------------------------------------------------------
+
 
 def judge_align(sc, t, metal=None):
     base, exp = "BenchmarkAlign", sc["expect"]
@@ -123,15 +153,22 @@ def judge_align(sc, t, metal=None):
     fast = min(pads, key=lambda p: median(times[p]))
     slow = max(pads, key=lambda p: median(times[p]))
     spread = contrast(times[slow], times[fast])
-    here = (f"{len(pads)} pads: {fmt(spread.b)} to {fmt(spread.a)} ns/iter "
-            f"(pad={fast} vs pad={slow}, +{spread.ratio - 1:.0%}, {spread.note()})")
+    here = (
+        f"{len(pads)} pads: {fmt(spread.b)} to {fmt(spread.a)} ns/iter "
+        f"(pad={fast} vs pad={slow}, +{spread.ratio - 1:.0%}, {spread.note()})"
+    )
     here += f"; PMU {t.config.get('pmu', 'unknown')}"
     source = t.config.get("align-insn-source", "unavailable (no align-insn-source key)")
     insns = {p: t.samples(base, "insns/iter", pad=p) for p in pads}
     if any(v is None for v in insns.values()) or source.startswith("unavailable"):
         here += "; instructions not counted"
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, here,
-                       f"instruction counts unavailable here ({source}; pmu: {t.config.get('pmu', '?')})")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            CANNOT_TELL,
+            here,
+            f"instruction counts unavailable here ({source}; pmu: {t.config.get('pmu', '?')})",
+        )
     counts = [median(v) for v in insns.values()]
     equal = (max(counts) - min(counts)) <= exp["max-insn-difference"] * max(counts)
     span = fmt(min(counts)) if equal else f"{fmt(min(counts))}–{fmt(max(counts))}"
@@ -142,8 +179,13 @@ def judge_align(sc, t, metal=None):
         return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, "instruction counts differ between pads")
     if spread.clear(1 + exp["min-spread"]):
         return Verdict(sc["seed"], t.name, REPRODUCED, here, "same instructions, different time")
-    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
-                   f"same instructions and no clear time spread (< {exp['min-spread']:.0%})")
+    return Verdict(
+        sc["seed"],
+        t.name,
+        NOT_REPRODUCED,
+        here,
+        f"same instructions and no clear time spread (< {exp['min-spread']:.0%})",
+    )
 
 
 # seed 002: memcpy and the non-temporal threshold ----------------------------
@@ -166,8 +208,13 @@ def judge_memcpy(sc, t, metal):
     nt = t.number("nt-threshold")
     sizes = t.param_values(base, "size")
     if nt is None:
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, "",
-                       f"nt-threshold not in the header ({t.config.get('nt-threshold', 'missing')})")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            CANNOT_TELL,
+            "",
+            f"nt-threshold not in the header ({t.config.get('nt-threshold', 'missing')})",
+        )
     if t.kind == "metal" or metal is None or metal is t:
         return _memcpy_nt_penalty(sc, t, nt, sizes, exp)
     mnt = metal.number("nt-threshold")
@@ -175,15 +222,19 @@ def judge_memcpy(sc, t, metal):
     if mnt is None:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, f"{metal.name} has no nt-threshold")
     if nt == mnt:
-        return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here + " (equal)",
-                       f"this target computes the same threshold as {metal.name} "
-                       f"(threads-per-core {t.config.get('threads-per-core', '?')}, "
-                       f"topoext {t.config.get('topoext', '?')}, glibc {t.config.get('glibc', '?')})")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            NOT_REPRODUCED,
+            here + " (equal)",
+            f"this target computes the same threshold as {metal.name} "
+            f"(threads-per-core {t.config.get('threads-per-core', '?')}, "
+            f"topoext {t.config.get('topoext', '?')}, glibc {t.config.get('glibc', '?')})",
+        )
     lo, hi = sorted((nt, mnt))
     between = [s for s in sizes if lo < s <= hi]
     if not between:
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, here,
-                       f"no measured copy size lies between {lo:#x} and {hi:#x}")
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, here, f"no measured copy size lies between {lo:#x} and {hi:#x}")
     if t.is_tcg:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here + f"; sizes between: {between}", TCG_REASON)
     # The side with the lower threshold uses non-temporal stores at these sizes.
@@ -206,10 +257,20 @@ def judge_memcpy(sc, t, metal):
         rows.append(row)
     here += f"; {slow_side.name} (lower threshold) vs {fast_side.name}: " + "; ".join(rows)
     if reproduced:
-        return Verdict(sc["seed"], t.name, REPRODUCED, here,
-                       "the 3/4-L3 tunable closes the gap" if closed else "the 3/4-L3 tunable does not close the gap")
-    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
-                   f"thresholds differ but no size between them is {exp['min-slowdown']}x slower")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            REPRODUCED,
+            here,
+            "the 3/4-L3 tunable closes the gap" if closed else "the 3/4-L3 tunable does not close the gap",
+        )
+    return Verdict(
+        sc["seed"],
+        t.name,
+        NOT_REPRODUCED,
+        here,
+        f"thresholds differ but no size between them is {exp['min-slowdown']}x slower",
+    )
 
 
 def _memcpy_nt_penalty(sc, t, nt, sizes, exp):
@@ -225,19 +286,30 @@ def _memcpy_nt_penalty(sc, t, nt, sizes, exp):
         reproduced |= c.clear(exp["min-nt-penalty"])
         rows.append(f"{size} B: {fmt(c.a)} ns with NT stores vs {fmt(c.b)} ({c.ratio:.1f}x, {c.note()})")
     if not rows:
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, here,
-                       f"no measured size between {MEMCPY_MIN_THRESHOLD:#x} and the threshold with both "
-                       "tunable=min and tunable=default")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            CANNOT_TELL,
+            here,
+            f"no measured size between {MEMCPY_MIN_THRESHOLD:#x} and the threshold with both "
+            "tunable=min and tunable=default",
+        )
     here += "; " + "; ".join(rows)
     if t.is_tcg:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, TCG_REASON)
     if reproduced:
-        return Verdict(sc["seed"], t.name, REPRODUCED, here,
-                       "a lower threshold makes cache-sized copies slower (the seed's mechanism)")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            REPRODUCED,
+            here,
+            "a lower threshold makes cache-sized copies slower (the seed's mechanism)",
+        )
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, "non-temporal stores cost no more than cached ones here")
 
 
 # seed 004: snowflake and the clock ------------------------------------------
+
 
 def judge_snowflake(sc, t, metal):
     base, exp = "BenchmarkSnowflake", sc["expect"]
@@ -252,7 +324,10 @@ def judge_snowflake(sc, t, metal):
     if not procs:
         return _missing(sc, t, base, "snowflake")
     p1 = procs[0]
-    here_ratio = median(t.samples(base, "ns/op", procs=p1, impl=tw)) / median(t.samples(base, "ns/op", procs=p1, impl=tk))
+    h_tw, h_tk = (t.samples(base, "ns/op", procs=p1, impl=i) for i in (tw, tk))
+    if h_tk is None:
+        return _missing(sc, t, f"{base}/impl={tk}", "snowflake")
+    here_ratio = median(h_tw) / median(h_tk)
     parts.append(f"{tw}/{tk} at procs={p1}: {here_ratio:.2f}")
     # The container side of the seed: a quota below the visible CPUs.
     if t.kind == "container" and quota is not None and visible and quota < visible:
@@ -260,33 +335,66 @@ def judge_snowflake(sc, t, metal):
         top = max(procs)
         if q in procs and top > q:
             c = contrast(t.samples(base, "ns/op", procs=top, impl=tw), t.samples(base, "ns/op", procs=q, impl=tw))
-            parts.append(f"{tw} at GOMAXPROCS={top} (visible) vs {q} (quota {quota:g}): "
-                         f"{fmt(c.a)} vs {fmt(c.b)} ns/op ({c.ratio:.2f}x, {c.note()})")
-            status = REPRODUCED if c.clear(1.0 + 0.1) else NOT_REPRODUCED
-            return Verdict(sc["seed"], t.name, status, "; ".join(parts),
-                           "GOMAXPROCS above the quota " + ("oversubscribes" if status == REPRODUCED else "costs nothing clear here"))
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, "; ".join(parts),
-                       f"quota {quota:g} of {visible:g} visible CPUs, but snowflake ran at procs {procs} only")
+            parts.append(
+                f"{tw} at GOMAXPROCS={top} (visible) vs {q} (quota {quota:g}): "
+                f"{fmt(c.a)} vs {fmt(c.b)} ns/op ({c.ratio:.2f}x, {c.note()})"
+            )
+            status = REPRODUCED if c.clear(exp["min-oversubscription-slowdown"]) else NOT_REPRODUCED
+            return Verdict(
+                sc["seed"],
+                t.name,
+                status,
+                "; ".join(parts),
+                "GOMAXPROCS above the quota "
+                + ("oversubscribes" if status == REPRODUCED else "costs nothing clear here"),
+            )
+        return Verdict(
+            sc["seed"],
+            t.name,
+            CANNOT_TELL,
+            "; ".join(parts),
+            f"quota {quota:g} of {visible:g} visible CPUs, but snowflake ran at procs {procs} only",
+        )
     if t.kind == "container" and quota is None:
         parts.append("no CPU quota")
     if metal is None or metal is t:
         status = REPRODUCED if path == "fallback" else NOT_REPRODUCED
-        return Verdict(sc["seed"], t.name, status, "; ".join(parts),
-                       "the clock left the vDSO" if path == "fallback" else
-                       "the clock stays in the vDSO: the seed's native rows, not its Docker for Mac row")
-    m_ratio = (median(metal.samples(base, "ns/op", procs=p1, impl=tw))
-               / median(metal.samples(base, "ns/op", procs=p1, impl=tk))) if metal.samples(base, "ns/op", procs=p1, impl=tw) is not None else None
-    if m_ratio is None:
-        return Verdict(sc["seed"], t.name, CANNOT_TELL, "; ".join(parts), f"{metal.name} has no snowflake at procs={p1}")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            status,
+            "; ".join(parts),
+            (
+                "the clock left the vDSO"
+                if path == "fallback"
+                else "the clock stays in the vDSO: the seed's native rows, not its Docker for Mac row"
+            ),
+        )
+    m_tw, m_tk = (metal.samples(base, "ns/op", procs=p1, impl=i) for i in (tw, tk))
+    if m_tw is None or m_tk is None:
+        return Verdict(
+            sc["seed"], t.name, CANNOT_TELL, "; ".join(parts), f"{metal.name} has no snowflake at procs={p1}"
+        )
+    m_ratio = median(m_tw) / median(m_tk)
     extra = here_ratio / m_ratio
     parts.append(f"on {metal.name} {m_ratio:.2f}: the per-call-clock design is {extra:.2f}x worse off here")
     if path == "fallback" and extra >= exp["min-extra-slowdown"]:
-        return Verdict(sc["seed"], t.name, REPRODUCED, "; ".join(parts),
-                       "clock_gettime is a system call here and the per-call-clock design suffers most")
+        return Verdict(
+            sc["seed"],
+            t.name,
+            REPRODUCED,
+            "; ".join(parts),
+            "clock_gettime is a system call here and the per-call-clock design suffers most",
+        )
     if path != "fallback":
         return Verdict(sc["seed"], t.name, NOT_REPRODUCED, "; ".join(parts), "the clock stays in the vDSO here")
-    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, "; ".join(parts),
-                   f"the clock falls back, but {tw} is not {exp['min-extra-slowdown']}x worse off than on {metal.name}")
+    return Verdict(
+        sc["seed"],
+        t.name,
+        NOT_REPRODUCED,
+        "; ".join(parts),
+        f"the clock falls back, but {tw} is not {exp['min-extra-slowdown']}x worse off than on {metal.name}",
+    )
 
 
 JUDGES = {"000": judge_storefwd, "001": judge_fence, "002": judge_memcpy, "003": judge_align, "004": judge_snowflake}
