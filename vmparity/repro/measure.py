@@ -25,6 +25,12 @@ class Contrast:
         """a is at least min_ratio times b, and significantly so when testable."""
         return self.ratio >= min_ratio and (self.p is None or self.p <= stats.DEFAULT_ALPHA)
 
+    def why_not(self, min_ratio, what):
+        """Why clear(min_ratio) is false, in words."""
+        if self.ratio < min_ratio:
+            return f"{what} is {self.ratio:.2f}x, under the {min_ratio}x the verdict needs"
+        return f"{what} is {self.ratio:.2f}x but not significant ({self.note()})"
+
     def note(self):
         if self.p is None:
             return f"n={self.n[0]}/{self.n[1]}, too few samples for a U test: ratio only"

@@ -85,7 +85,7 @@ def judge_storefwd(sc, t, metal=None):
     if ok:
         return Verdict(sc["seed"], t.name, REPRODUCED, here)
     why = (
-        f"28-byte overlap is not {exp['min-ratio']}x the 32-byte one"
+        slow.why_not(exp["min-ratio"], "28-byte overlap over 32-byte overlap")
         if not slow.clear(exp["min-ratio"])
         else f"the fresh form is slow too ({fresh.ratio:.2f}x), so the overlap is not the cause"
     )
@@ -184,7 +184,7 @@ def judge_align(sc, t, metal=None):
         t.name,
         NOT_REPRODUCED,
         here,
-        f"same instructions and no clear time spread (< {exp['min-spread']:.0%})",
+        "same instructions, and " + spread.why_not(1 + exp["min-spread"], "the slowest pad over the fastest"),
     )
 
 
