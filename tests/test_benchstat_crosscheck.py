@@ -92,3 +92,21 @@ def test_too_few_samples_warns_like_benchstat(cli, tmp_path):
     r = cli("compare", old, new)
     assert "need >= 6 samples for confidence interval at level 0.95" in r.out
     assert "need >= 4 samples to detect a difference at alpha level 0.05" in r.out
+
+
+def test_real_benchrun_files_agree_with_benchstat(cli, benchstat, testdata):
+    """Files written by `benchrun` (metal, and the same host with a lowered NT threshold)."""
+    a, b = testdata / "benchrun" / "metal.txt", testdata / "benchrun" / "low-nt.txt"
+    out = subprocess.run([benchstat, "-table", "", "-format", "csv", str(a), str(b)],
+                         capture_output=True, text=True, check=True).stdout
+    theirs = {}
+    unit = None
+    for r in csv.reader(io.StringIO(out)):
+        if len(r) == 7 and r[1] and not r[0]:
+            unit = r[1]  # the unit header row of each section
+        elif len(r) == 7 and r[0].startswith("Memcpy/"):
+            theirs[("Benchmark" + r[0], unit)] = r[5] != "~"
+    data = json.loads(cli("compare", a, b, "--format", "json").out)
+    units = {"ns/op": "sec/op", "B/s": "B/s", "cycles/op": "cycles/op"}  # benchstat shows seconds
+    ours = {(r["benchmark"], units[r["unit"]]): next(iter(r["deltas"].values()))["significant"] for r in data["rows"]}
+    assert ours == theirs and any(ours.values())

@@ -98,3 +98,19 @@ def test_bad_rules_file_is_named(tmp_path):
     p.write_text("- id: r\n  title: t\n  when: [{colour: red}]\n  cause: c\n  fix: f\n")
     with pytest.raises(InputError, match="unknown condition.*colour"):
         explain.load_rules(p)
+
+
+def test_real_benchrun_pair_is_explained_by_the_nt_threshold(cli, testdata):
+    """benchrun on one host, once with GLIBC_TUNABLES lowering the threshold to 0x40000."""
+    data = explained(cli, testdata / "benchrun" / "metal.txt", testdata / "benchrun" / "low-nt.txt")
+    e = next(e for e in data["explanations"] if e["rule"] == "nt-threshold")
+    assert "0x40000" in e["cause"] and "tunables differ" in e["cause"]
+    sizes = {int(r["benchmark"].rsplit("=", 1)[1]) for r in e["rows"]}
+    assert sizes and all(0x40000 < s <= 0xC000000 for s in sizes)
+    assert not [r for r in data["unexplained"] if "size=" in r["benchmark"] and int(r["benchmark"].rsplit("=", 1)[1]) > 0x40000]
+
+
+def test_real_smoke_file_has_a_complete_fingerprint(testdata):
+    from vmparity.resultfile import parse_file
+    rf = parse_file(testdata / "benchrun" / "smoke-all.txt").require_fingerprint()
+    assert {"BenchmarkStorefwd", "BenchmarkFence", "BenchmarkAlign", "BenchmarkSnowflake"} <= {n.split("/")[0] for n in rf.benchmarks}

@@ -24,6 +24,8 @@ class Context:
 
 def summary(ctx):
     base = ctx.table.columns[0]
+    if len(ctx.table.columns) == 1:
+        return f"# vmparity report: run `{ctx.run_id}`\n\nOne target (`{base}`): nothing to compare it with; results and plots below.\n"
     lines = [f"# vmparity report: run `{ctx.run_id}`", "",
              f"Baseline: `{base}`. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}).", "",
              "| target | kind | worse | better | explained by | unexplained |", "|---|---|--:|--:|---|--:|"]
@@ -39,6 +41,8 @@ def summary(ctx):
 
 
 def explanations(ctx):
+    if len(ctx.table.columns) == 1:
+        return None
     out = ["## Why they differ", ""]
     for col in ctx.table.columns[1:]:
         res = ctx.explained[col]
