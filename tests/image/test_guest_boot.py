@@ -41,9 +41,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _ssh(key, port, command, timeout=60):
+def _ssh(key, port, command, timeout=90):
+    # ConnectTimeout also bounds the banner exchange: a TCG guest on a loaded
+    # 2-CPU host can take well over 5 s to fork sshd for a new connection
     return subprocess.run(
-        ["ssh", "-i", str(key), "-p", str(port), "-o", "BatchMode=yes", "-o", "ConnectTimeout=5",
+        ["ssh", "-i", str(key), "-p", str(port), "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
          "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
          "root@127.0.0.1", command], capture_output=True, text=True, timeout=timeout)
 
@@ -90,7 +92,7 @@ def test_guest_boots_to_ssh_and_sees_its_variant(image_dir, libvirt_conn, tmp_pa
         assert meta.find("ssh").get("port") == str(port)
 
         while True:
-            if _ssh(key, port, "true", timeout=30).returncode == 0:
+            if _ssh(key, port, "true", timeout=60).returncode == 0:
                 break
             if time.monotonic() - started > BOOT_TIMEOUT:
                 tail = console.read_text(errors="replace")[-2000:] if console.exists() else "(no log)"
