@@ -78,6 +78,7 @@ func TestTargetKind(t *testing.T) {
 		{"tcg", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "TCGTCGTCGTCG"}, "tcg-guest", "TCGTCGTCGTCG"},
 		{"qemu without bit", KindEvidence{HaveCPUID: true, DMI: "sys_vendor=QEMU product_name=Standard PC (Q35 + ICH9, 2009)"}, "tcg-guest", "emulation"},
 		{"container in kvm", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "KVMKVMKVM", Container: []string{"/.dockerenv exists"}}, "container", "/.dockerenv exists; host: cpuid hypervisor bit set"},
+		{"qemu tcg without signature", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "unknown (no printable signature)", DMI: "sys_vendor=QEMU"}, "tcg-guest", "without the KVM signature"},
 		{"other hypervisor", KindEvidence{HaveCPUID: true, HypervisorBit: true, HypervisorSig: "VMwareVMware"}, "unknown (", "VMwareVMware"},
 		{"override", KindEvidence{HaveCPUID: true, Override: "tcg-guest"}, "tcg-guest", "VMPARITY_TARGET_KIND=tcg-guest overrides detection (detected metal"},
 		{"bad override", KindEvidence{HaveCPUID: true, Override: "vm"}, "unknown (VMPARITY_TARGET_KIND=\"vm\"", "hypervisor bit clear"},

@@ -59,6 +59,11 @@ func detectKind(e KindEvidence) (string, string) {
 		case "TCGTCGTCGTCG":
 			return "tcg-guest", vm
 		}
+		// QEMU firmware with a hypervisor that does not sign as KVM is QEMU
+		// emulating (older QEMU leaves leaf 0x40000000 empty under TCG).
+		if strings.Contains(e.DMI, "QEMU") {
+			return "tcg-guest", vm + "; QEMU firmware without the KVM signature means emulation"
+		}
 		return Unknown("hypervisor %q is neither KVM nor QEMU TCG", e.HypervisorSig), vm
 	}
 	// QEMU without KVM may hide the hypervisor bit; the firmware still says
