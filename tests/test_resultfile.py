@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from vmparity.errors import InputError
 from vmparity.names import param_number, split_name
-from vmparity.resultfile import parse_file, parse_text
+from vmparity.resultfile import _parse_fast, _parse_strict, parse_file, parse_text
 
 HEADER = "vmparity-format: 1\ntarget: metal\ntarget-kind: metal\n"
 
@@ -112,3 +112,18 @@ def test_fuzz_parser_never_crashes(lines):
     for b in rf.benchmarks.values():
         assert len(b.values) == len(b.units)
         assert all((v >= 0).all() for v in b.values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINE, max_size=12))
+def test_fuzz_bulk_pass_agrees_with_line_by_line_pass(lines):
+    """The bulk pass may only accept what the strict pass accepts, with the same values."""
+    text = "\n".join(lines)
+    fast = _parse_fast(text.splitlines(), "f.txt")
+    if fast is None:
+        return
+    strict = _parse_strict(text.splitlines(), text, "f.txt")
+    assert fast.config == strict.config and list(fast.benchmarks) == list(strict.benchmarks)
+    for name, b in fast.benchmarks.items():
+        assert b.units == strict.benchmarks[name].units
+        assert [list(v) for v in b.values] == [list(v) for v in strict.benchmarks[name].values]

@@ -17,8 +17,13 @@ class _UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    out = None  # where --help goes (main's stdout), set by main
+
     def error(self, message):  # argparse would print to sys.stderr and exit
-        raise _UsageError(f"{self.prog}: {message}")
+        raise _UsageError(f"{self.prog}: {message}\n{self.format_usage().strip()}")
+
+    def print_help(self, file=None):
+        super().print_help(file or _Parser.out)
 
 
 def _parser():
@@ -82,6 +87,7 @@ def _dispatch(a, out, err):
 def main(argv=None, stdout=None, stderr=None):
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    _Parser.out = out
     try:
         a = _parser().parse_args(argv)
     except _UsageError as e:

@@ -34,7 +34,7 @@ class Benchmark:
     name: str
     units: tuple
     values: list  # one float array per unit, same order as `units`
-    line: int  # first line it appeared on, for messages
+    line: int  # first line it appeared on, for messages (None from the bulk pass)
 
 
 @dataclass
@@ -83,11 +83,67 @@ def parse_file(path):
 
 
 def parse_text(text, path="<input>"):
-    """Parse one result file's text; raise InputError on the first problem."""
+    """Parse one result file's text; raise InputError on the first problem.
+
+    A bulk pass (list comprehensions, one numpy conversion) handles a valid
+    file; when it meets anything doubtful it gives up and the line-by-line
+    pass runs, which names the first bad line exactly.
+    """
+    lines = text.splitlines()
+    return _parse_fast(lines, path) or _parse_strict(lines, text, path)
+
+
+def _parse_fast(lines, path):
+    rf = ResultFile(path=path)
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("Benchmark")), None)
+    if first is None:
+        return None
+    rf.first_result_line = first + 1
+    try:
+        for i, line in enumerate(lines):
+            if not line.startswith("Benchmark"):
+                if i > first and line.startswith("Unit "):
+                    return None  # a unit declared after use: let the strict pass judge it
+                _header_line(rf, line, i + 1, path)
+    except InputError:
+        return None
+    rows = [ln.split() for ln in lines if ln.startswith("Benchmark")]
+    if any(n < 4 or n % 2 for n in set(map(len, rows))):
+        return None
+    iterations = set(r[1] for r in rows)
+    if not all(map(str.isdigit, iterations)) or any(not it.strip("0") for it in iterations):
+        return None
+    by_name = {}
+    for r in rows:
+        by_name.setdefault(r[0], []).append(r)
+    units_ok = known_units()
+    shapes = {}
+    for name, rs in by_name.items():
+        units = rs[0][3::2]
+        if len(set(units)) != len(units) or any(r[3::2] != units for r in rs):
+            return None
+        if any(u not in units_ok and u not in rf.declared_units for u in units):
+            return None
+        rf.benchmarks[name] = Benchmark(name, tuple(units), [], None)
+        shapes.setdefault((len(rs), len(rs[0])), []).append(name)
+    for (count, width), names in shapes.items():
+        try:  # Python's float() on the flat list beats numpy's string parsing
+            flat = [float(x) for n in names for r in by_name[n] for x in r[2::2]]
+        except ValueError:
+            return None
+        arr = np.array(flat).reshape(len(names), count, width // 2 - 1)
+        if not (np.isfinite(arr).all() and (arr >= 0).all()):
+            return None
+        for name, block in zip(names, arr):
+            rf.benchmarks[name].values = list(block.T)
+    return rf
+
+
+def _parse_strict(lines, text, path):
     rf = ResultFile(path=path)
     units_ok = known_units()
     benchmarks = rf.benchmarks
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(lines, 1):
         if line.startswith("Benchmark"):
             fields = line.split()
             n = len(fields)
@@ -111,34 +167,40 @@ def parse_text(text, path="<input>"):
                 )
             bench._rows.append(fields[2::2])
             bench._lines.append(lineno)
-        elif not line or line.isspace() or line.startswith("#"):
-            continue  # blank and `#` comment lines (benchrun hoists programs' comments)
-        elif line.startswith("Unit "):
-            _parse_unit_line(rf, line, path, lineno)
         else:
-            m = CONFIG_RE.match(line)
-            if m is None:
-                raise InputError(
-                    path,
-                    f"cannot read {line[:60]!r}: expected a `key: value` configuration line, "
-                    "a `Unit <unit> better=higher|lower` line or a `Benchmark…` result line",
-                    lineno,
-                )
-            key, value = m.group(1), m.group(2) or ""
-            if rf.first_result_line and rf.config.get(key) != value:
-                raise InputError(
-                    path,
-                    f"configuration key {key!r} changes after the first result line "
-                    f"(line {rf.first_result_line}); expected every configuration line in the header",
-                    lineno,
-                )
-            rf.config[key] = value
-            rf.config_lines[key] = lineno
+            _header_line(rf, line, lineno, path)
     if not benchmarks:
         what = "empty file" if not text.strip() else "only a header"
         raise InputError(path, f"{what}: expected at least one `Benchmark…` result line")
     _convert_values(list(benchmarks.values()), path)
     return rf
+
+
+def _header_line(rf, line, lineno, path):
+    """A configuration, `Unit`, comment or blank line."""
+    if not line or line.isspace() or line.startswith("#"):
+        return  # blank and `#` comment lines (benchrun hoists programs' comments)
+    if line.startswith("Unit "):
+        _parse_unit_line(rf, line, path, lineno)
+        return
+    m = CONFIG_RE.match(line)
+    if m is None:
+        raise InputError(
+            path,
+            f"cannot read {line[:60]!r}: expected a `key: value` configuration line, "
+            "a `Unit <unit> better=higher|lower` line or a `Benchmark…` result line",
+            lineno,
+        )
+    key, value = m.group(1), m.group(2) or ""
+    if rf.first_result_line and lineno > rf.first_result_line and rf.config.get(key) != value:
+        raise InputError(
+            path,
+            f"configuration key {key!r} changes after the first result line "
+            f"(line {rf.first_result_line}); expected every configuration line in the header",
+            lineno,
+        )
+    rf.config[key] = value
+    rf.config_lines[key] = lineno
 
 
 def _convert_values(benches, path):

@@ -44,8 +44,8 @@ class Summary:
             return "∞"
         if self.center == 0:
             return "0%"
-        if np.sign(self.lo) != np.sign(self.center) or np.sign(self.hi) != np.sign(self.center):
-            return "?"
+        if (self.lo > 0) != (self.center > 0) or (self.hi > 0) != (self.center > 0):
+            return "?"  # the interval crosses zero
         return f"{100 * max(self.hi / self.center - 1, 1 - self.lo / self.center):.0f}%"
 
 
