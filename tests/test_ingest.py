@@ -1,6 +1,8 @@
 """vmparity ingest: stores a run atomically and refuses bad input without touching stored runs."""
 
+import hashlib
 import json
+import re
 import shutil
 
 import pytest
@@ -15,21 +17,40 @@ def snapshot(path):
     return {p.relative_to(path): p.read_bytes() for p in path.rglob("*") if p.is_file()} if path.exists() else {}
 
 
-def test_ingest_stores_txt_env_json_and_manifest(cli, testdata, results, tmp_path):
+def with_manifest(testdata, tmp_path):
+    """Copies of run-a whose binary-sha256 is the sha256 of a manifest, as benchrun writes them."""
     manifest = tmp_path / "MANIFEST.sha256"
     manifest.write_text("a" * 64 + "  clock\n" + "b" * 64 + "  memcpy-static\n")
-    files = sorted((testdata / "run-a").glob("*.txt"))
+    digest = hashlib.sha256(manifest.read_bytes()).hexdigest()
+    (tmp_path / "in").mkdir()
+    files = []
+    for f in sorted((testdata / "run-a").glob("*.txt")):
+        text = re.sub(r"(?m)^binary-sha256: .*$", f"binary-sha256: {digest}", f.read_text())
+        files.append(tmp_path / "in" / f.name)
+        files[-1].write_text(text)
+    return manifest, files
+
+
+def test_ingest_stores_txt_env_json_and_manifest(cli, testdata, results, tmp_path):
+    manifest, files = with_manifest(testdata, tmp_path)
     r = cli("--results-dir", results, "ingest", *files, "--run-id", "run-a", "--manifest", manifest)
     assert r.code == 0, r.err
     run = results / "runs" / "run-a"
     assert sorted(p.name for p in run.iterdir()) == sorted(
         [f.name for f in files] + [f.stem + ".env.json" for f in files] + ["MANIFEST.sha256"])
-    assert (run / "metal.txt").read_bytes() == (testdata / "run-a" / "metal.txt").read_bytes()
+    assert (run / "metal.txt").read_bytes() == files[-1].read_bytes()  # stored verbatim
     env = json.loads((run / "guest-nosmt.env.json").read_text())
     assert env["nt-threshold"] == "0xc0000" and env["target-kind"] == "tcg-guest"
     assert not [p for p in (results / "runs").iterdir() if p.name.startswith(".")]  # no temp dir left
     # stored runs are found by run-id
     assert cli("--results-dir", results, "compare", "run-a", "--by", "target").code == 0
+
+
+def test_manifest_must_match_the_binaries_of_the_results(cli, testdata, results, tmp_path):
+    manifest, _ = with_manifest(testdata, tmp_path)
+    r = cli("--results-dir", results, "ingest", testdata / "run-a" / "metal.txt", "--run-id", "m", "--manifest", manifest)
+    assert r.code == 2 and "binary-sha256" in r.err and "metal.txt:" in r.err
+    assert not (results / "runs" / "m").exists()
 
 
 def test_refuses_to_overwrite_without_force(cli, testdata, results):

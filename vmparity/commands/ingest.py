@@ -6,6 +6,7 @@ and written, so a failed ingest never leaves a half-written run and never
 touches a run already stored (unless --force, which swaps it atomically).
 """
 
+import hashlib
 import json
 import os
 import re
@@ -37,6 +38,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
         parsed.append(rf)
     inputs.check_unique_targets(parsed)
     manifest_text = _read_manifest(manifest) if manifest else None
+    _check_binaries(parsed, manifest, manifest_text, err)
 
     runs = inputs.runs_dir(results_dir)
     final = runs / run_id
@@ -59,6 +61,22 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
         raise
     out.write(f"stored run {run_id}: {', '.join(rf.target for rf in parsed)} in {final}\n")
     return 0
+
+
+def _check_binaries(parsed, manifest, manifest_text, err):
+    """benchrun's `binary-sha256` is the sha256 of MANIFEST.sha256: one run, one set of binaries."""
+    if manifest_text is not None:
+        want = hashlib.sha256(manifest_text.encode("utf-8")).hexdigest()
+        for rf in parsed:
+            got = rf.config.get("binary-sha256")
+            if got is not None and got != want:
+                raise InputError(rf.path, f"binary-sha256 {got} is not the sha256 of {manifest} ({want}): "
+                                          "expected results of the binaries that manifest lists",
+                                 rf.config_lines.get("binary-sha256"))
+        return
+    seen = {rf.config.get("binary-sha256") for rf in parsed} - {None}
+    if len(seen) > 1:
+        err.write(f"vmparity: warning: the files come from {len(seen)} different builds (binary-sha256 differs)\n")
 
 
 def _swap_in(tmp, final):
