@@ -7,7 +7,6 @@ instead of adding a new one on every push.
 
 import io
 
-from .. import explain, table
 from ..render import explanation, markdown
 from . import compare
 from .explain import analyse
@@ -49,5 +48,3 @@ def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
     out.write(render(t, result, t.columns[0], t.columns[-1]))
     return compare.gate(t, fail_on_regression, err)
 
-
-_ = (explain, table)  # the analysis itself lives in commands/explain.py

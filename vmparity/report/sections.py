@@ -9,7 +9,7 @@ when it returns None, e.g. for a run without reproduction data).
 import importlib
 from dataclasses import dataclass
 
-from ..render import explanation, fmt
+from ..render import explanation
 from ..render import markdown as md_table
 
 
@@ -108,4 +108,3 @@ class _Buf:
 
 
 SECTIONS = [summary, explanations, plots, reproductions, comparison, fingerprints]
-_ = fmt  # number formatting is shared with the tables
