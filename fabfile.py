@@ -11,6 +11,7 @@ host and check it against MANIFEST.sha256 there before running anything.
 from __future__ import annotations
 
 import datetime
+import os
 import secrets
 import subprocess
 import sys
@@ -25,6 +26,7 @@ REPO = Path(__file__).resolve().parent
 BENCH_DIR = REPO / "build" / "bench"
 REMOTE_DIR = "/var/tmp/vmparity-fab"
 STAGING = REPO / "build" / "fab-staging"
+RESULTS = Path(os.environ.get("VMPARITY_RESULTS_DIR", REPO / "results"))
 
 # Fingerprints of the hosts `probe` ran on, printed together by `probe-table`
 # (Fabric runs a task once per host; a post-task runs once after all of them).
@@ -119,7 +121,7 @@ def quick(c, profile="quick", run_id=""):
     print(f"{label}: result fetched to {local}")
     # store it like the lab does: validated, atomically, under results/runs/<run-id>/
     vmparity = Path(sys.executable).with_name("vmparity")
-    stored = subprocess.run([str(vmparity), "--results-dir", str(REPO / "results"), "ingest",
+    stored = subprocess.run([str(vmparity), "--results-dir", str(RESULTS), "ingest",
                              "--run-id", run_id, "--manifest", str(BENCH_DIR / "MANIFEST.sha256"), str(local)],
                             capture_output=True, text=True)
     if stored.returncode != 0:

@@ -1,0 +1,191 @@
+"""End-to-end: the local lab with real libvirtd, qemu (TCG here), dockerd and
+Ansible. Bring it up, run the smoke profile on metal, every guest variant and
+both containers, check what was collected, run lab-up again (nothing may
+change), probe two guests with Fabric, tear down and check nothing is left.
+Plus the failures a user meets: a bad variant, a host without docker, a guest
+that never reaches SSH."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import docker
+import libvirt
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_BIN = REPO / ".venv" / "bin"
+
+pytestmark = pytest.mark.lab
+
+RUN_ID = "lab-e2e-smoke"
+
+
+def variants_expected() -> dict[str, dict]:
+    """Each variant's expectations as the lab applies them under TCG/KVM here."""
+    accel = "kvm" if _kvm_usable() else "qemu"
+    out = subprocess.run([str(VENV_BIN / "python"), str(REPO / "vm-templates" / "variants_check.py"),
+                          str(REPO / "vm-templates" / "variants.yml"), "--accel", accel, "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def _kvm_usable() -> bool:
+    flags = Path("/proc/cpuinfo").read_text().split()
+    return os.access("/dev/kvm", os.R_OK | os.W_OK) and ("vmx" in flags or "svm" in flags)
+
+
+def container_variants() -> list[str]:
+    return list(yaml.safe_load((REPO / "docker" / "variants.yml").read_text())["variants"])
+
+
+def header(path: Path) -> dict[str, str]:
+    """The configuration lines of a result file (everything before the first Benchmark line)."""
+    config = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("Benchmark"):
+            break
+        key, sep, value = line.partition(":")
+        if sep and " " not in key:
+            config[key] = value.strip()
+    return config
+
+
+def lab_domains(prefix: str) -> list[str]:
+    conn = libvirt.open("qemu:///system")
+    try:
+        return [d.name() for d in conn.listAllDomains(0) if d.name().startswith(prefix)]
+    finally:
+        conn.close()
+
+
+# --- failures a user meets (fast ones first) ------------------------------------
+
+def test_bad_variant_is_rejected_with_file_and_field(lab_factory, tmp_path):
+    lab = lab_factory("badvar", 22450)
+    bad = tmp_path / "variants.yml"
+    data = yaml.safe_load((REPO / "vm-templates" / "variants.yml").read_text())
+    data["variants"]["nosmt"]["vcpus"] = 3          # != sockets * cores * threads
+    bad.write_text(yaml.safe_dump(data, sort_keys=False))
+    run = lab.playbook("lab-up.yml", "--tags", "guests", guests_variants_file=str(bad))
+    assert run.rc != 0
+    assert str(bad) in run.output and "nosmt" in run.output and "vcpus" in run.output, run.output[-3000:]
+    assert lab_domains(lab.prefix) == []
+
+
+def test_host_without_docker_is_named(lab_factory):
+    lab = lab_factory("nodocker", 22460)
+    socket = "unix:///nonexistent/vmparity/docker.sock"
+    run = lab.playbook("lab-up.yml", "--tags", "containers", containers_docker_host=socket)
+    assert run.rc != 0
+    assert "host localhost: no Docker daemon answers at " + socket in run.output, run.output[-3000:]
+
+
+def test_guest_that_never_reaches_ssh_names_guest_and_console_log(lab_factory):
+    lab = lab_factory("noboot", 22470)
+    run = lab.playbook("lab-up.yml", "--skip-tags", "containers",
+                       guests_variants_only=["nosmt"], guests_boot_timeout=45,
+                       # no such root disk: the initramfs gives up, sshd never starts
+                       guests_base_cmdline="root=/dev/nonexistent rw console=ttyS0")
+    assert run.rc != 0
+    console_log = lab.state_dir / "console" / f"{lab.prefix}nosmt.log"
+    assert f"guest {lab.prefix}nosmt (variant nosmt)" in run.output, run.output[-3000:]
+    assert "did not reach SSH" in run.output and str(console_log) in run.output
+    assert console_log.exists() and console_log.stat().st_size > 0
+    down = lab.playbook("lab-down.yml")
+    assert down.rc == 0, down.output[-3000:]
+    assert lab_domains(lab.prefix) == []
+
+
+# --- the whole lab ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def lab(lab_factory):
+    lab = lab_factory("e2e", 22400)
+    up = lab.playbook("lab-up.yml")
+    assert up.rc == 0, up.output[-5000:]
+    return lab
+
+
+def test_lab_up_starts_every_guest_and_container(lab):
+    names = lab_domains(lab.prefix)
+    assert sorted(names) == sorted(lab.prefix + v for v in variants_expected())
+    client = docker.from_env()
+    running = {c.name for c in client.containers.list(filters={"name": lab.prefix})}
+    assert running == {lab.prefix + v for v in container_variants()}
+    quota = client.containers.get(lab.prefix + "quota").attrs["HostConfig"]
+    assert quota["NetworkMode"] == "none" and 0 < quota["NanoCpus"] < os.cpu_count() * 1e9
+
+
+def test_smoke_profile_runs_and_is_collected_everywhere(lab):
+    run = lab.playbook("bench.yml", bench_profile="smoke", bench_run_id=RUN_ID)
+    assert run.rc == 0, run.output[-5000:]
+    run_dir = lab.results_dir / "runs" / RUN_ID
+    expected = {"metal"} | {f"guest-{v}" for v in variants_expected()} \
+        | {f"container-{v}" for v in container_variants()}
+    assert {p.stem for p in run_dir.glob("*.txt")} == expected
+    for target in expected:
+        assert (run_dir / f"{target}.env.json").exists()
+        config = header(run_dir / f"{target}.txt")
+        assert config["target"] == target and config["run-id"] == RUN_ID and config["profile"] == "smoke"
+        assert any(line.startswith("Benchmark") for line in (run_dir / f"{target}.txt").read_text().splitlines())
+    assert (run_dir / "MANIFEST.sha256").read_text() == (REPO / "build" / "bench" / "MANIFEST.sha256").read_text()
+    assert header(run_dir / "metal.txt")["target-kind"] == "metal"
+    for v in container_variants():
+        assert header(run_dir / f"container-{v}.txt")["target-kind"] == "container"
+
+
+def test_each_guest_fingerprint_shows_its_variant(lab):
+    run_dir = lab.results_dir / "runs" / RUN_ID
+    kind = "kvm-guest" if _kvm_usable() else "tcg-guest"
+    for variant, spec in variants_expected().items():
+        config = header(run_dir / f"guest-{variant}.txt")
+        assert config["target-kind"] == kind, (variant, config.get("target-kind-evidence"))
+        assert config["threads-per-core"] == str(spec["topology"]["threads"]), variant
+        for key, value in spec["expect"].items():
+            assert config[key.replace("_", "-")] == str(value), (variant, key, config.get(key.replace("_", "-")))
+
+
+def test_lab_up_again_changes_nothing(lab):
+    run = lab.playbook("lab-up.yml")
+    assert run.rc == 0, run.output[-5000:]
+    recap = run.recap()
+    assert recap and all(counts["changed"] == 0 for counts in recap.values()), recap
+
+
+def test_fabric_probe_prints_two_guests_side_by_side(lab):
+    ports = json.loads((lab.state_dir / "ports.json").read_text())
+    hosts = [f"root@127.0.0.1:{ports[lab.prefix + v]}" for v in ("nosmt", "smt-topoext")]
+    proc = subprocess.run([str(VENV_BIN / "fab"), "-r", str(REPO), "-i", str(lab.ssh_key),
+                           "-H", ",".join(hosts), "probe"],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if "threads-per-core" in line]
+    assert lines and "2" in lines[0] and "1" in lines[0], proc.stdout
+    assert all(h.split("@")[1] in proc.stdout for h in hosts)
+
+
+def test_fabric_quick_fetches_a_result(lab):
+    port = json.loads((lab.state_dir / "ports.json").read_text())[lab.prefix + "nosmt"]
+    env = dict(os.environ, VMPARITY_RESULTS_DIR=str(lab.results_dir))
+    proc = subprocess.run([str(VENV_BIN / "fab"), "-r", str(REPO), "-i", str(lab.ssh_key),
+                           "-H", f"root@127.0.0.1:{port}", "quick", "--profile", "smoke", "--run-id", "fab-e2e"],
+                          capture_output=True, text=True, timeout=900, cwd=REPO, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stored = list((lab.results_dir / "runs" / "fab-e2e").glob("*.txt"))
+    assert len(stored) == 1 and header(stored[0])["profile"] == "smoke"
+
+
+def test_lab_down_leaves_no_domain_overlay_or_container(lab):
+    run = lab.playbook("lab-down.yml")
+    assert run.rc == 0, run.output[-5000:]
+    assert lab_domains(lab.prefix) == []
+    assert not (lab.state_dir / "overlays").exists()
+    client = docker.from_env()
+    assert client.containers.list(all=True, filters={"name": lab.prefix}) == []
+    tags = [t for img in client.images.list() for t in img.tags]
+    assert not [t for t in tags if t.startswith((lab.prefix + "base:", lab.prefix + "bench:"))]
+    assert lab.ssh_key.exists(), "the lab key is kept (the results stay reproducible with it)"
