@@ -133,7 +133,11 @@ def test_smoke_profile_runs_and_is_collected_everywhere(lab):
         assert config["target"] == target and config["run-id"] == RUN_ID and config["profile"] == "smoke"
         assert any(line.startswith("Benchmark") for line in (run_dir / f"{target}.txt").read_text().splitlines())
     assert (run_dir / "MANIFEST.sha256").read_text() == (REPO / "build" / "bench" / "MANIFEST.sha256").read_text()
-    assert header(run_dir / "metal.txt")["target-kind"] == "metal"
+    # metal is whatever the host really is (this CI host is itself a container in a VM):
+    # the lab does not override it, benchrun's own detection says it
+    metal = header(run_dir / "metal.txt")
+    assert metal["target-kind"] in {"metal", "kvm-guest", "tcg-guest", "container"}
+    assert "overrides detection" not in metal["target-kind-evidence"]
     for v in container_variants():
         assert header(run_dir / f"container-{v}.txt")["target-kind"] == "container"
 
