@@ -9,7 +9,7 @@ LAB_TEST_ARGS    ?=
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
 
 # Every ansible-playbook of the lab reads ansible/ansible.cfg.
-LAB_ANSIBLE := ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
+LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
   -e vmparity_cache_dir=$(CACHE_DIR)
 
 .PHONY: lab-up bench-lab lab-down lab-lint test-lab
