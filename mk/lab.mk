@@ -7,10 +7,11 @@ VMPARITY         ?= $(VENV)/bin/vmparity
 LAB_ARGS         ?=
 LAB_TEST_ARGS    ?=
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
+RESULTS_DIR      ?= $(ROOT)/results
 
 # Every ansible-playbook of the lab reads ansible/ansible.cfg.
 LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
-  -e vmparity_cache_dir=$(CACHE_DIR)
+  -e vmparity_cache_dir=$(CACHE_DIR) -e bench_results_dir=$(RESULTS_DIR)
 
 .PHONY: lab-up bench-lab lab-down lab-lint test-lab
 
@@ -28,10 +29,10 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 	phase "provision" $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-up.yml $(LAB_ARGS); \
 	phase "run $(PROFILE) + collect" $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/bench.yml \
 	  -e bench_profile=$(PROFILE) -e bench_run_id=$$run_id $(LAB_ARGS); \
-	phase "report" $(VMPARITY) --results-dir $(ROOT)/results report $$run_id; \
+	phase "report" $(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
 	echo; echo "lab-up: per-phase times ($$image image cache)"; printf '%s' "$$times"; \
 	printf '  %-22s %6ss\n' "total" "$$(( $$(date +%s) - start ))"; \
-	echo "lab-up: report in $(ROOT)/results/runs/$$run_id/ (report.md, report.html)"
+	echo "lab-up: report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 bench-lab: ## Like lab-up with the full profile (long: TCG guests run many times slower)
 	@$(MAKE) --no-print-directory lab-up PROFILE=full

@@ -1,1 +1,5 @@
 """Reproductions of the seed write-ups (issue 5): scenario data and verdicts."""
+
+from .section import report_section
+
+__all__ = ["report_section"]

@@ -62,6 +62,10 @@ func Run(ctx context.Context, o Options, stderr io.Writer) error {
 	}
 	h.SetFixed("profile", o.Profile)
 	h.SetFixed("count", strconv.Itoa(o.Count))
+	if o.Only != nil {
+		// a subset run says which subset, so nobody reads a missing benchmark as a failure
+		h.SetFixed("only", o.Only.String())
+	}
 	if o.Pin >= 0 {
 		if err := PinAll(o.Pin); err != nil {
 			return err

@@ -16,7 +16,7 @@ result=$work/metal.txt
 tail -1 "$work/progress"
 
 # The fingerprint is on top: every config line precedes the first result.
-first_bench=$(grep -n '^Benchmark' "$result" | head -1 | cut -d: -f1)
+first_bench=$(grep -n -m1 '^Benchmark' "$result" | cut -d: -f1)
 last_config=$(grep -nE '^[a-z][^ A-Z:]*:( |$)' "$result" | tail -1 | cut -d: -f1)
 [ -n "$first_bench" ] || { echo "e2e: no Benchmark line in $result" >&2; exit 1; }
 if [ "$last_config" -gt "$first_bench" ]; then
