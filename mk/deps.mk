@@ -4,7 +4,7 @@
 APT_PACKAGES ?= build-essential pkg-config python3-venv python3-dev \
   qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-dev \
   docker.io debootstrap e2fsprogs openssh-client linux-perf valgrind \
-  binutils procps iproute2
+  binutils procps iproute2 libxml2-utils
 STAMPS := $(BUILD)/stamps
 
 .PHONY: deps apt-deps venv go-tools

@@ -71,7 +71,8 @@ def test_bad_variant_is_rejected_with_file_and_field(lab_factory, tmp_path):
     data = yaml.safe_load((REPO / "vm-templates" / "variants.yml").read_text())
     data["variants"]["nosmt"]["vcpus"] = 3          # != sockets * cores * threads
     bad.write_text(yaml.safe_dump(data, sort_keys=False))
-    run = lab.playbook("lab-up.yml", "--tags", "guests", guests_variants_file=str(bad))
+    # host_prep too: it starts libvirtd, which the check for leftover domains below asks
+    run = lab.playbook("lab-up.yml", "--tags", "host_prep,guests", guests_variants_file=str(bad))
     assert run.rc != 0
     assert str(bad) in run.output and "nosmt" in run.output and "vcpus" in run.output, run.output[-3000:]
     assert lab_domains(lab.prefix) == []
