@@ -62,3 +62,14 @@ def test_usage_errors_exit_2(cli, in_testdata):
     assert r.code == 2 and "--alpha" in r.err
     r = cli("compare", "run-a", "--by", "target", "--baseline", "nope")
     assert r.code == 2 and "nope" in r.err
+
+
+def test_by_target_puts_the_lab_metal_first_even_when_the_host_is_a_container(cli, tmp_path):
+    # a CI runner is often itself a container: its `metal` target says so in target-kind,
+    # yet it stays the reference the lab measures everything else against
+    import resultgen
+
+    for target, kind in (("container-a", "container"), ("metal", "container"), ("container-b", "container")):
+        resultgen.target_file(tmp_path, {**resultgen.METAL, "target": target, "target-kind": kind})
+    data = json.loads(cli("compare", tmp_path, "--by", "target", "--format", "json").out)
+    assert data["columns"] == ["metal", "container-a", "container-b"]

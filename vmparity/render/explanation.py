@@ -51,7 +51,7 @@ def markdown(result, out, details=True):
     if result.unexplained:
         out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
         for f in result.unexplained:
-            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {_row(f).split(': ', 1)[1]}\n")
+            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
 
 
 def to_dict(result):
