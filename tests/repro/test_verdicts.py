@@ -217,3 +217,16 @@ def test_markdown_names_the_seed_figures_and_every_verdict():
     assert md.count("| metal |") == 5
     with pytest.raises(ValueError, match="seed 003 has no verdict"):
         render_markdown([v for v in verdicts if v.seed != "003"], scenarios)
+
+
+def test_judge_run_takes_the_lab_metal_as_reference_when_the_host_is_a_container():
+    # CI runners are often containers themselves: the lab's `metal` target then says
+    # target-kind container, yet the guests are still measured against it
+    run = {
+        "metal": parsed("metal", snow(250, 250), {"target-kind": "container", "clock-verdict-monotonic": "vdso"}),
+        "guest-hpet-clock": parsed("guest-hpet-clock", snow(270, 1080),
+                                   {"target-kind": "kvm-guest", "clock-verdict-monotonic": "fallback"}),
+    }
+    by = {(v.seed, v.target): v for v in judge_run(run)}
+    v = by["004", "guest-hpet-clock"]
+    assert v.status == REPRODUCED and "on metal" in v.here and "4.00x worse off" in v.here
