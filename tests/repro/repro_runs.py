@@ -60,7 +60,9 @@ def spread(center, n=5, step=0.01):
 
 def result_text(target, rows, extra_config=None):
     """rows: {benchmark name: {unit: [samples]}} -> result-file text, one line per repetition."""
-    config = {"vmparity-format": "1", "run-id": "test", "target": target, **HEADERS[target], **(extra_config or {})}
+    # rack names (metal-rack01, guest-nosmt-rack02) take the header of their local name
+    local = next((k for k in HEADERS if target == k or target.startswith(k + "-")), target)
+    config = {"vmparity-format": "1", "run-id": "test", "target": target, **HEADERS[local], **(extra_config or {})}
     lines = [f"{k}: {v}" for k, v in config.items()]
     reps = max(len(s) for units in rows.values() for s in units.values())
     for i in range(reps):

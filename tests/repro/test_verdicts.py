@@ -230,3 +230,18 @@ def test_judge_run_takes_the_lab_metal_as_reference_when_the_host_is_a_container
     by = {(v.seed, v.target): v for v in judge_run(run)}
     v = by["004", "guest-hpet-clock"]
     assert v.status == REPRODUCED and "on metal" in v.here and "4.00x worse off" in v.here
+
+
+def test_rack_targets_are_covered_and_judged_against_their_own_host():
+    # on a rack every target carries its host's suffix (vmparity_target_suffix)
+    run = {
+        "metal-rack01": parsed("metal-rack01", snow(250, 250), {"clock-verdict-monotonic": "vdso"}),
+        "metal-rack02": parsed("metal-rack02", snow(250, 1000), {"clock-verdict-monotonic": "vdso"}),
+        "guest-hpet-clock-rack02": parsed("guest-hpet-clock-rack02", snow(270, 1080),
+                                          {"target-kind": "kvm-guest", "clock-verdict-monotonic": "fallback"}),
+    }
+    by = {(v.seed, v.target): v for v in judge_run(run)}
+    assert ("004", "guest-hpet-clock") not in by  # the pattern found its rack target
+    v = by["004", "guest-hpet-clock-rack02"]
+    assert "on metal-rack02" in v.here and v.status == NOT_REPRODUCED  # same ratio as its own host
+    assert {t for s, t in by if s == "000"} == set(run)

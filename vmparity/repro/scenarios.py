@@ -32,12 +32,18 @@ def load_scenarios(path=None):
     return data["scenarios"]
 
 
+def matches(target, pattern):
+    """A target name matches a scenario pattern as it is or with a rack host
+    suffix: `guest-nosmt` covers `guest-nosmt-rack02` (vmparity_target_suffix)."""
+    return fnmatch.fnmatchcase(target, pattern) or fnmatch.fnmatchcase(target, pattern + "-*")
+
+
 def covered_targets(scenario, run_targets):
     """(target, present) pairs: every run target a pattern matches, in run order,
     and every plain name or pattern that matched nothing (so it is not left out)."""
     out, seen = [], set()
     for pattern in scenario["targets"]:
-        matched = [t for t in run_targets if fnmatch.fnmatchcase(t, pattern)]
+        matched = [t for t in run_targets if matches(t, pattern)]
         for t in matched:
             if t not in seen:
                 seen.add(t)

@@ -37,23 +37,25 @@ def judge_run(run, scenarios=None):
     """Every scenario's verdict on every target it covers, scenario order then run order."""
     scenarios = load_scenarios() if scenarios is None else scenarios
     targets = {name: Target(name, rf) for name, rf in run.items()}
-    metal = reference_metal(targets)
     out = []
     for sc in scenarios:
         for name, present in covered_targets(sc, list(targets)):
             if not present:
                 out.append(Verdict(sc["seed"], name, CANNOT_TELL, "", "target not in this run"))
                 continue
-            out.append(JUDGES[sc["seed"]](sc, targets[name], metal))
+            out.append(JUDGES[sc["seed"]](sc, targets[name], reference_metal(targets, name)))
     return out
 
 
-def reference_metal(targets):
-    """The host's own target: the lab names it `metal` (`metal-<host>` on a rack)
-    even when the host is itself a VM or a container, as a CI runner often is;
-    without one, the first target whose fingerprint says metal."""
-    named = [t for name, t in targets.items() if name == "metal" or name.startswith("metal-")]
-    return next(iter(named), next((t for t in targets.values() if t.kind == "metal"), None))
+def reference_metal(targets, name=""):
+    """The metal target `name` is measured against: the lab names the host's own
+    target `metal` (`metal-<host>` on a rack, where guests and containers carry
+    the same `-<host>` suffix) even when the host is itself a VM or a container,
+    as a CI runner often is; without one, the first target whose fingerprint says metal."""
+    named = {n: t for n, t in targets.items() if n == "metal" or n.startswith("metal-")}
+    same_host = [t for n, t in named.items() if n != "metal" and name.endswith(n[len("metal"):])]
+    fallback = next(iter(named.values()), next((t for t in targets.values() if t.kind == "metal"), None))
+    return same_host[0] if same_host else fallback
 
 
 def _missing(sc, t, base, program):
