@@ -37,3 +37,9 @@ def param_number(value):
             return float(text)
         except ValueError:
             return None
+
+
+def is_lab_metal(target):
+    """The lab names the host's own target `metal` (`metal-<host>` on a rack), even
+    when the host is itself a VM or a container, as a CI runner often is."""
+    return target == "metal" or target.startswith("metal-")

@@ -12,12 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import stats
+from .names import is_lab_metal
 
 METAL_FIRST = {"metal": 0}
-
-
-def _is_lab_metal(column):
-    return column == "metal" or column.startswith("metal-")
 
 
 @dataclass
@@ -100,9 +97,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                     direction.setdefault(unit, rf.higher_is_better(unit))
     if by == "target":
         # metal first: it is the reference everything else is measured against.
-        # The lab names the host's own target `metal` (`metal-<host>` on a rack) even when
-        # the host is itself a VM or a container, as a CI runner often is.
-        columns.sort(key=lambda c: 0 if _is_lab_metal(c) else METAL_FIRST.get(kinds.get(c), 1))  # stable sort
+        columns.sort(key=lambda c: 0 if is_lab_metal(c) else METAL_FIRST.get(kinds.get(c), 1))  # stable sort
     if baseline is not None:
         if baseline not in columns:
             from .errors import InputError

@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import docker
 import pytest
 import yaml
 
@@ -68,7 +69,6 @@ def test_the_quota_container_is_the_only_container_started(repro):
     lab, _, plan_dir = repro
     provision = yaml.safe_load((plan_dir / "provision-vars.json").read_text())
     assert provision == {"guests_variants_only": [], "containers_variants_only": ["quota"]}
-    import docker
     client = docker.from_env()
     running = {c.name for c in client.containers.list(filters={"name": lab.prefix})}
     assert running == {lab.prefix + "quota"}

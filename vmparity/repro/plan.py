@@ -74,14 +74,18 @@ def provision_vars(by_target):
     return {"guests_variants_only": chosen["guests"], "containers_variants_only": chosen["containers"]}, skip
 
 
+def bench_vars(by_target):
+    """bench.yml's settings for the plan."""
+    return {"bench_only_by_target": by_target, "bench_targets_only": list(by_target)}
+
+
 def write_plan(by_target, directory):
     """bench-vars.json and provision-vars.json in directory; returns the
     ansible-playbook arguments for lab-up.yml."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     prov, skip = provision_vars(by_target)
-    bench = {"bench_only_by_target": by_target, "bench_targets_only": list(by_target)}
-    for name, data in (("bench-vars.json", bench), ("provision-vars.json", prov)):
+    for name, data in (("bench-vars.json", bench_vars(by_target)), ("provision-vars.json", prov)):
         (directory / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     args = ["-e", f"@{directory.resolve() / 'provision-vars.json'}"]
     return args + (["--skip-tags", ",".join(skip)] if skip else [])
@@ -108,7 +112,7 @@ def main(argv, out=sys.stdout, err=sys.stderr):
     if args.write:
         out.write(" ".join(write_plan(by_target, args.write)) + "\n")
     else:
-        json.dump({"bench_only_by_target": by_target, "bench_targets_only": list(by_target)}, out, indent=2)
+        json.dump(bench_vars(by_target), out, indent=2)
         out.write("\n")
     return 0
 

@@ -11,6 +11,7 @@ Verdict per scenario per target the scenario covers: `reproduced`,
 
 from dataclasses import dataclass
 
+from ..names import is_lab_metal
 from .measure import Target, contrast, fmt, median
 from .scenarios import covered_targets, load_scenarios
 
@@ -48,11 +49,10 @@ def judge_run(run, scenarios=None):
 
 
 def reference_metal(targets, name=""):
-    """The metal target `name` is measured against: the lab names the host's own
-    target `metal` (`metal-<host>` on a rack, where guests and containers carry
-    the same `-<host>` suffix) even when the host is itself a VM or a container,
-    as a CI runner often is; without one, the first target whose fingerprint says metal."""
-    named = {n: t for n, t in targets.items() if n == "metal" or n.startswith("metal-")}
+    """The metal target `name` is measured against: the lab's metal of the same
+    host (on a rack guests and containers carry their host's `-<host>` suffix),
+    else the first lab metal, else the first target whose fingerprint says metal."""
+    named = {n: t for n, t in targets.items() if is_lab_metal(n)}
     same_host = [t for n, t in named.items() if n != "metal" and name.endswith(n[len("metal"):])]
     fallback = next(iter(named.values()), next((t for t in targets.values() if t.kind == "metal"), None))
     return same_host[0] if same_host else fallback
