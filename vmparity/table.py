@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import stats
+from .layout import Layout
 from .names import is_lab_metal
 
 METAL_FIRST = {"metal": 0}
@@ -70,32 +71,41 @@ class Table:
         return out
 
 
-def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None):
-    """Build a Table from loaded Inputs (see inputs.py)."""
+def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
+          col=None, row=None, filter=None):
+    """Build a Table from loaded Inputs (see inputs.py).
+
+    col, row and filter are benchstat's -col, -row and -filter (strings);
+    `by=KEY` is `col=KEY`, kept for the callers that say by="target".
+    """
+    col_spec = col or by
+    layout = Layout(inputs, col_spec, row, filter)
     pool = {}  # (group, name, unit) -> {column: [values]}
     direction = {}
     columns = []
     kinds = {}
     configs = {}  # (group, column) -> the header of the (first) file behind it, for explain
-    pivot_runs = by is None and any(inp.is_run and len(inp.files) > 1 for inp in inputs)
-    for inp in inputs:
-        for rf in inp.files:
-            if by is None:
-                col = inp.label
-                group = rf.target if pivot_runs else ""
-            else:
-                col = rf.config.get(by, f"{by}=?")
-                group = inp.label if len(inputs) > 1 else ""
-            if col not in columns:
-                columns.append(col)
-                kinds[col] = rf.config.get("target-kind", "")
-            configs.setdefault((group, col), rf.config)
-            for bench in rf.benchmarks.values():
-                for unit, values in zip(bench.units, bench.values):
-                    key = (group, bench.name, unit)
-                    pool.setdefault(key, {}).setdefault(col, []).append(values)
-                    direction.setdefault(unit, rf.higher_is_better(unit))
-    if by == "target":
+    assume = {}
+    for inp, rf, sec, group, column, bench, name in layout.results():
+        if column not in columns:
+            columns.append(column)
+            kinds[column] = rf.config.get("target-kind", "")
+        configs.setdefault((group, column), sec.config)
+        for unit, values in zip(bench.units, bench.values):
+            if layout.filter is not None and not layout.filter.match(inp.label, sec.config, bench.name, unit):
+                continue
+            key = (group, name, unit)
+            pool.setdefault(key, {}).setdefault(column, []).append(values)
+            direction.setdefault(unit, rf.higher_is_better(unit))
+            if unit in rf.assume:
+                assume.setdefault(unit, rf.assume[unit])
+    if not pool:
+        from .errors import InputError
+
+        raise InputError("--filter" if filter else "compare", "no benchmark results to compare"
+                         + (f" match {filter!r}" if filter else ""))
+    columns = layout.order_columns(columns)
+    if col_spec == "target":
         # metal first: it is the reference everything else is measured against.
         columns.sort(key=lambda c: 0 if is_lab_metal(c) else METAL_FIRST.get(kinds.get(c), 1))  # stable sort
     if baseline is not None:
@@ -107,10 +117,13 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         columns.insert(0, baseline)
 
     # Rows: group, then unit (first appearance), then benchmark (first appearance).
-    unit_order = {}
-    for (_, _, unit) in pool:
+    unit_order, group_order = {}, {}
+    for (group, _, unit) in pool:
         unit_order.setdefault(unit, len(unit_order))
-    keys = sorted(pool, key=lambda k: (k[0], unit_order[k[2]]))  # stable: keeps name order
+        group_order.setdefault(group, len(group_order))
+    if layout.pivot_runs:
+        group_order = {g: i for i, g in enumerate(sorted(group_order))}  # targets by name
+    keys = sorted(pool, key=lambda k: (group_order[k[0]], unit_order[k[2]]))  # stable: keeps name order
 
     for cells in pool.values():  # several files in one column: pool their samples
         for col, parts in cells.items():
@@ -122,6 +135,9 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                 samples.append(pool[key][col])
                 where.append((ki, col))
     summaries = stats.summarize_many(samples, confidence)
+    for i, (ki, _) in enumerate(where):
+        if assume.get(keys[ki][2]) == "exact":
+            summaries[i] = stats.summarize_exact(samples[i])
     rows = [Row(k[0], k[1], k[2], direction[k[2]], {}) for k in keys]
     for (ki, col), s in zip(where, summaries):
         rows[ki].cells[col] = s
@@ -137,11 +153,13 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                 pair_where.append((ki, col))
     for (ki, col), cmp in zip(pair_where, stats.compare_many(pairs, alpha)):
         row = rows[ki]
+        if assume.get(row.unit) == "exact":
+            cmp = stats.compare_exact(pool[keys[ki]][base], pool[keys[ki]][col], alpha)
         old, new = row.cells[base].center, row.cells[col].center
         pct = stats.pct_change(old, new)
         row.deltas[col] = Delta(cmp, pct, _verdict(cmp, pct, row.higher_better))
 
-    table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, by)
+    table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, col_spec)
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
     return table
@@ -154,6 +172,8 @@ def _verdict(cmp, pct, higher_better):
         return "?"
     if pct == 0:
         return "same"
+    if higher_better is None:
+        return "changed"  # a unit of unknown direction: a `Unit <unit> better=…` line would say which
     return "better" if (pct > 0) == higher_better else "worse"
 
 

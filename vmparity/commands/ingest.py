@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import inputs
 from ..errors import InputError
+from ..labcheck import check
 from ..resultfile import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -29,7 +30,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
         raise InputError("ingest", "expected at least one result file")
     parsed = []
     for f in files:
-        rf = parse_file(f).require_fingerprint()
+        rf = check(parse_file(f))
         if not SAFE_NAME.match(rf.target):
             raise InputError(f, f"target {rf.target!r} cannot name a file; expected letters, digits, '.', '_' or '-'",
                              rf.config_lines.get("target"))

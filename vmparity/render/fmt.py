@@ -48,4 +48,11 @@ def p_n(c):
 
 
 def verdict_mark(d):
-    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?"}.get(d.verdict, d.verdict)
+    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?",
+            "changed": "changed"}.get(d.verdict, d.verdict)
+
+
+def direction(higher_better):
+    if higher_better is None:
+        return "direction unknown"
+    return "higher is better" if higher_better else "lower is better"
