@@ -50,7 +50,9 @@ class Layout:
                             values = [ex.value(f.key, inp.label, config, name) for f in col_fields]
                             if not projection.keep(col_fields, values):
                                 continue
-                            column = projection.label(col_fields, values) or f"{col_fields[0].key}=?"
+                            column = projection.label(col_fields, values)
+                            if not column and not col_fields[0].key.startswith("/"):
+                                column = f"{col_fields[0].key}=?"  # a file without the key
                         if row_fields is not None:
                             values = [ex.value(f.key, inp.label, config, name) for f in row_fields]
                             if not projection.keep(row_fields, values):

@@ -110,7 +110,7 @@ class Extractor:
             _, params, procs = split_name(name)
             sub = key[1:]
             if sub == "gomaxprocs" and sub not in params:
-                return str(procs) if procs is not None else "1"
+                return str(procs) if procs is not None else ""  # as benchproc: no suffix, no value
             return params.get(sub, "")
         return config.get(key, "")
 
