@@ -72,6 +72,7 @@ def _parser():
     s.add_argument("head", metavar="HEAD")
     s.add_argument("--alpha", type=float, default=0.05)
     s.add_argument("--fail-on-regression", type=float, metavar="PCT")
+    s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     return p
 
 
@@ -90,7 +91,7 @@ def _dispatch(a, out, err):
         return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
-                       fail_on_regression=a.fail_on_regression)
+                       fail_on_regression=a.fail_on_regression, full_report=a.full_report)
     raise AssertionError(a.command)
 
 

@@ -53,6 +53,7 @@ class Result:
     unexplained: list
     a: str
     b: str
+    missing: dict = field(default_factory=dict)  # absent fingerprint key -> what it would let explain check
 
 
 def load_rules(path=None):
@@ -170,8 +171,11 @@ def explain(table, configs, rules):
                 rows = [f for f in fs if id(f) not in explained and any(_matches(alt, f, A, B) for alt in rule["when"])]
                 if not rows:
                     continue
+                e = _explanation(rule, group, *_side_names(base, col, A, B), A, B, rows)
+                if e is None:
+                    continue  # the rule needs a key one side lacks: it cannot say anything here
                 explained |= {id(f) for f in rows}
-                explanations.append(_explanation(rule, group, *_side_names(base, col, A, B), A, B, rows))
+                explanations.append(e)
         unexplained += [f for f in fs if id(f) not in explained]
     return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base)
 
@@ -187,8 +191,24 @@ def _explanation(rule, group, a, b, A, B, rows):
     try:
         cause = " ".join(rule["_cause"].render(ctx).split())
         fix = " ".join(rule["_fix"].render(ctx).split())
-    except jinja2.UndefinedError as e:
-        raise InputError("rules.yaml", f"rule {rule['id']}: {e.message} (a header key the rule needs is missing)") from None
+    except jinja2.UndefinedError:
+        return None
     keys = rule.get("evidence", [])
     evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
     return Explanation(rule, group, a, b, cause, fix, evidence, rows)
+
+
+def missing_keys(configs, rules, required):
+    """{key: [rule titles]}: fingerprint keys absent from a side, and what they would let explain check."""
+    absent = [k for k in required if any(k not in cfg for cfg in configs.values())]
+    out = {}
+    for k in absent:
+        uses = []
+        for r in rules:
+            keys = set(r.get("evidence", []))
+            for alt in r["when"]:
+                keys |= set(alt.get("differs", []))
+            if k in keys or k in r["cause"] or k in r["fix"]:
+                uses.append(r["title"])
+        out[k] = uses
+    return out

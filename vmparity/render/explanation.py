@@ -68,6 +68,7 @@ def to_dict(result):
             for e in result.explanations
         ],
         "unexplained": [row(f) for f in result.unexplained],
+        "absent-keys": result.missing,
     }
 
 
