@@ -53,6 +53,8 @@ class Result:
     unexplained: list
     a: str
     b: str
+    within_noise: list = field(default_factory=list)  # significant rows no larger than the A/A control's
+    noise: object = None  # the noise.NoiseModel used, None when the run has no A/A control
 
 
 def load_rules(path=None):
@@ -136,14 +138,18 @@ def _matches(alt, f, A, B):
     return True
 
 
-def findings(table):
-    """Significant rows and rows present on one side only, per group and column."""
+def findings(table, within=None):
+    """Significant rows beyond noise and rows present on one side only, per group
+    and column; significant rows within noise go to `within` (a list) instead."""
     base = table.columns[0]
     out = {}
     for r in table.rows:
         for col in table.columns[1:]:
             d = r.deltas.get(col)
-            if d is not None and d.comparison.significant:
+            if d is not None and d.comparison.significant and d.within_noise:
+                if within is not None:
+                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+            elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
@@ -154,8 +160,8 @@ def findings(table):
 def explain(table, configs, rules):
     """configs: {(group, column): header dict}. Returns a Result."""
     base = table.columns[0]
-    explanations, unexplained = [], []
-    for (group, col), fs in findings(table).items():
+    explanations, unexplained, within = [], [], []
+    for (group, col), fs in findings(table, within).items():
         if (group, base) not in configs or (group, col) not in configs:
             continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
@@ -173,7 +179,8 @@ def explain(table, configs, rules):
                 explained |= {id(f) for f in rows}
                 explanations.append(_explanation(rule, group, *_side_names(base, col, A, B), A, B, rows))
         unexplained += [f for f in fs if id(f) not in explained]
-    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base)
+    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base,
+                  within, table.noise[0] if table.noise else None)
 
 
 def _side_names(base, col, A, B):
