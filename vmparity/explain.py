@@ -19,7 +19,7 @@ from .errors import InputError
 from .names import param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
-              "param-between", "param-above-key", "one-sided"}
+              "param-between", "param-above-key", "one-sided", "number-above", "verdict"}
 
 
 @dataclass
@@ -134,6 +134,12 @@ def _matches(alt, f, A, B):
             if v is None or not any(lim is not None and v > lim for lim in limits):
                 return False
         if cond == "one-sided" and bool(arg) != bool(f.side):
+            return False
+        if cond == "number-above":
+            for key, limit in arg.items():
+                if not any((v := param_number(side.get(key))) is not None and v > limit for side in (A, B)):
+                    return False
+        if cond == "verdict" and f.verdict not in (arg if isinstance(arg, list) else [arg]):
             return False
     return True
 
