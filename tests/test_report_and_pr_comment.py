@@ -24,7 +24,7 @@ def test_report_writes_markdown_html_and_plots(cli, testdata, tmp_path):
     # summary verdicts first, details folded, plots linked
     assert md.index("| target | kind |") < md.index("## Why they differ") < md.index("## All results")
     assert "<details>" in md and "[memcpy bytes/s against size](memcpy.png)" in md
-    assert re.search(r"\| `guest-nosmt` \| tcg-guest \| \d+ \| \d+ \| `nt-threshold`", md)
+    assert re.search(r"\| `guest-nosmt` \| tcg-guest \| \d+ \| \d+ \| \d+ \| `nt-threshold`", md)
     for name in ("memcpy.png", "clock.png", "snowflake.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
     html = (tmp_path / "report.html").read_text()

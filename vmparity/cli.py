@@ -36,6 +36,7 @@ def _parser():
     s.add_argument("--run-id", required=True)
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
+    s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
     s.add_argument("files", nargs="+", metavar="FILE")
@@ -67,6 +68,15 @@ def _parser():
     s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: metal, else the first)")
     s.add_argument("--alpha", type=float, default=0.05)
 
+    s = sub.add_parser("noise", help="a run's noise figures: the A/A control, and per target the rows beyond noise")
+    s.add_argument("run", metavar="RUN", help="run directory or run-id")
+    s.add_argument("--alpha", type=float, default=0.05)
+
+    s = sub.add_parser("lab", help="the lab's own steps (called by the bench role)")
+    lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
+    m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
+    m.add_argument("staging", metavar="STAGING_RUN_DIR")
+
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
     s.add_argument("base", metavar="BASE")
     s.add_argument("head", metavar="HEAD")
@@ -79,7 +89,8 @@ def _parser():
 def _dispatch(a, out, err):
     cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
     if a.command == "ingest":
-        return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest)
+        return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
+                       rounds_record=a.rounds)
     if a.command == "check":
         return cmd.run(a.files, out, err)
     if a.command == "compare":
@@ -89,6 +100,10 @@ def _dispatch(a, out, err):
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
     if a.command == "report":
         return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "noise":
+        return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "lab":
+        return cmd.run(a, out, err)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
                        fail_on_regression=a.fail_on_regression, full_report=a.full_report)

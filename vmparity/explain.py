@@ -19,7 +19,7 @@ from .errors import InputError
 from .names import param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
-              "param-between", "param-above-key", "one-sided"}
+              "param-between", "param-above-key", "one-sided", "number-above", "verdict"}
 
 
 @dataclass
@@ -54,6 +54,8 @@ class Result:
     a: str
     b: str
     missing: dict = field(default_factory=dict)  # absent fingerprint key -> what it would let explain check
+    within_noise: list = field(default_factory=list)  # significant rows no larger than the A/A control's
+    noise: object = None  # the noise.NoiseModel used, None when the run has no A/A control
 
 
 def load_rules(path=None):
@@ -134,17 +136,27 @@ def _matches(alt, f, A, B):
                 return False
         if cond == "one-sided" and bool(arg) != bool(f.side):
             return False
+        if cond == "number-above":
+            for key, limit in arg.items():
+                if not any((v := param_number(side.get(key))) is not None and v > limit for side in (A, B)):
+                    return False
+        if cond == "verdict" and f.verdict not in (arg if isinstance(arg, list) else [arg]):
+            return False
     return True
 
 
-def findings(table):
-    """Significant rows and rows present on one side only, per group and column."""
+def findings(table, within=None):
+    """Significant rows beyond noise and rows present on one side only, per group
+    and column; significant rows within noise go to `within` (a list) instead."""
     base = table.columns[0]
     out = {}
     for r in table.rows:
         for col in table.columns[1:]:
             d = r.deltas.get(col)
-            if d is not None and d.comparison.significant:
+            if d is not None and d.comparison.significant and d.within_noise:
+                if within is not None:
+                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+            elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
@@ -155,8 +167,8 @@ def findings(table):
 def explain(table, configs, rules):
     """configs: {(group, column): header dict}. Returns a Result."""
     base = table.columns[0]
-    explanations, unexplained = [], []
-    for (group, col), fs in findings(table).items():
+    explanations, unexplained, within = [], [], []
+    for (group, col), fs in findings(table, within).items():
         if (group, base) not in configs or (group, col) not in configs:
             continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
@@ -177,7 +189,8 @@ def explain(table, configs, rules):
                 explained |= {id(f) for f in rows}
                 explanations.append(e)
         unexplained += [f for f in fs if id(f) not in explained]
-    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base)
+    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base,
+                  within_noise=within, noise=table.noise[0] if table.noise else None)
 
 
 def _side_names(base, col, A, B):

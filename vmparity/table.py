@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
+from . import noise, stats
 from .layout import Layout
-from .names import is_lab_metal
+from .names import is_aa_control, is_lab_metal
 
 METAL_FIRST = {"metal": 0}
 
@@ -23,6 +23,7 @@ class Delta:
     comparison: stats.Comparison
     pct: float  # None when the baseline is 0
     verdict: str  # better | worse | ~ | same | ?
+    within_noise: bool = False  # significant, but no larger than the run's A/A control shows
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Table:
     by: str = None
     labels: dict = field(default_factory=dict)  # what each input operand was
     configs: dict = field(default_factory=dict)  # (group, column) -> header
+    noise: list = field(default_factory=list)  # noise.NoiseModel per A/A pair among the columns
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
@@ -107,7 +109,9 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     columns = layout.order_columns(columns)
     if col_spec == "target":
         # metal first: it is the reference everything else is measured against.
-        columns.sort(key=lambda c: 0 if is_lab_metal(c) else METAL_FIRST.get(kinds.get(c), 1))  # stable sort
+        # then its A/A control, which measures the noise of that comparison
+        columns.sort(key=lambda c: 0 if is_lab_metal(c) else 1 if is_aa_control(c)
+                     else 2 + METAL_FIRST.get(kinds.get(c), 1))  # stable sort
     if baseline is not None:
         if baseline not in columns:
             from .errors import InputError
@@ -162,7 +166,19 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, col_spec)
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
+    if col_spec == "target":
+        apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     return table
+
+
+def apply_noise(table, models):
+    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
+    table.noise = [m for m in models if m.rows]
+    for m in table.noise:
+        for r in table.rows:
+            for col, d in r.deltas.items():
+                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d):
+                    d.within_noise = True
 
 
 def _verdict(cmp, pct, higher_better):
@@ -200,6 +216,6 @@ def regressions_over(table, threshold_pct):
     """Significant changes in the worse direction larger than threshold_pct."""
     out = []
     for r, col, d in table.significant():
-        if d.verdict == "worse" and d.pct is not None and abs(d.pct) > threshold_pct:
+        if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:
             out.append((r, col, d))
     return out

@@ -5,10 +5,12 @@ from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
-from ..report import html, plots, sections
+from ..names import is_aa_control
+from ..report import html, sections
+from ..report import plots as plot_set
 
 
-def build(run, alpha=0.05, baseline=None, results_dir=None):
+def build(run, alpha=0.05, baseline=None, results_dir=None, plots=True):
     """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
@@ -17,15 +19,17 @@ def build(run, alpha=0.05, baseline=None, results_dir=None):
     rules = explain.load_rules()
     explained = {}
     for col in t.columns[1:]:
+        if is_aa_control(col):
+            continue  # the A/A pass is the noise figure, not a target to explain
         sub = _pair_table(t, col)
         explained[col] = explain.explain(sub, t.configs, rules)
     images = {}
-    for name, _title, fn in plots.PLOTS:
+    for name, _title, fn in (plot_set.PLOTS if plots else []):
         png = fn(t)
         if png is not None:
             images[name] = png
     ctx = sections.Context(loaded.path, loaded.label, t, explained,
-                           [(n, title) for n, title, _ in plots.PLOTS if n in images])
+                           [(n, title) for n, title, _ in plot_set.PLOTS if n in images])
     return ctx, images
 
 
@@ -35,7 +39,7 @@ def _pair_table(t, col):
     rows = [table.Row(r.group, r.name, r.unit, r.higher_better,
                       {c: s for c, s in r.cells.items() if c in (base, col)},
                       {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
-    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs)
+    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):

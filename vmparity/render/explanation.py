@@ -2,6 +2,7 @@
 
 import json
 
+from .. import noise
 from . import fmt
 
 
@@ -15,9 +16,21 @@ def _heading(e):
     return f"{e.group + ': ' if e.group else ''}{e.b} vs {e.a}"
 
 
+def noise_line(result):
+    """What the A/A control says about this comparison, or that there is none."""
+    m = result.noise
+    if m is None:
+        return ("noise: no A/A control beside these results, so significant differences are not "
+                "checked against the run's own noise (a lab run has one: metal-aa)")
+    return (f"noise: A/A control {m.aa} vs {m.metal}: {m.significant} of {m.rows} rows ({100 * m.share:.1f} %) "
+            f"differ significantly between two passes of the same environment; {len(result.within_noise)} "
+            f"significant row(s) here are within that noise (see docs/formats.md, Noise)")
+
+
 def text(result, out):
+    out.write(noise_line(result) + "\n")
     if not result.explanations and not result.unexplained:
-        out.write("no significant differences\n")
+        out.write("no significant differences beyond noise\n")
     for e in result.explanations:
         out.write(f"[{e.rule['id']}] {e.rule['title']} — {_heading(e)}\n")
         out.write(f"  cause: {e.cause}\n  fix:   {e.fix}\n  evidence:\n")
@@ -30,11 +43,15 @@ def text(result, out):
         out.write(f"unexplained ({len(result.unexplained)} significant row(s) no rule matched):\n")
         for f in result.unexplained:
             out.write(f"  {f.group + ': ' if f.group else ''}{_row(f)}\n")
+    if result.within_noise:
+        out.write(f"within noise ({len(result.within_noise)} significant row(s) no larger than the A/A control shows):\n")
+        for f in result.within_noise:
+            out.write(f"  {f.group + ': ' if f.group else ''}{_row(f)}\n")
 
 
 def markdown(result, out, details=True):
     if not result.explanations and not result.unexplained:
-        out.write("No significant differences.\n")
+        out.write("No significant differences beyond noise.\n")
     for e in result.explanations:
         out.write(f"- **{e.rule['title']}** (`{e.rule['id']}`, {_heading(e)}, {len(e.rows)} row(s))  \n")
         out.write(f"  {e.cause}  \n  **Fix:** {e.fix}\n")
@@ -52,6 +69,12 @@ def markdown(result, out, details=True):
         out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
         for f in result.unexplained:
             out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
+    if result.within_noise and details:
+        out.write(f"\n<details><summary>Within noise: {len(result.within_noise)} significant row(s) no larger "
+                  "than the A/A control shows</summary>\n\n")
+        for f in result.within_noise:
+            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
+        out.write("\n</details>\n")
 
 
 def to_dict(result):
@@ -69,6 +92,11 @@ def to_dict(result):
         ],
         "unexplained": [row(f) for f in result.unexplained],
         "absent-keys": result.missing,
+        "within-noise": [row(f) for f in result.within_noise],
+        "noise": None if result.noise is None else {
+            "metal": result.noise.metal, "aa": result.noise.aa, "rows": result.noise.rows,
+            "significant": result.noise.significant, "floor-pct": noise.FLOOR_PCT,
+            "family-quantile": noise.FAMILY_QUANTILE},
     }
 
 

@@ -34,6 +34,8 @@ def delta(d):
         return "~"
     if d.pct is None:
         return "?"
+    if d.within_noise:
+        return f"{d.pct:+.2f}% (noise)"
     return f"{d.pct:+.2f}%"
 
 
@@ -48,6 +50,8 @@ def p_n(c):
 
 
 def verdict_mark(d):
+    if d.within_noise:
+        return "≈ within noise"
     return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?",
             "changed": "changed"}.get(d.verdict, d.verdict)
 

@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..render import explanation
+from . import run_quality
 from ..render import markdown as md_table
 
 
@@ -26,17 +27,22 @@ def summary(ctx):
     base = ctx.table.columns[0]
     if len(ctx.table.columns) == 1:
         return f"# vmparity report: run `{ctx.run_id}`\n\nOne target (`{base}`): nothing to compare it with; results and plots below.\n"
-    lines = [f"# vmparity report: run `{ctx.run_id}`", "",
-             f"Baseline: `{base}`. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}).", "",
-             "| target | kind | worse | better | explained by | unexplained |", "|---|---|--:|--:|---|--:|"]
+    lines = [f"# vmparity report: run `{ctx.run_id}`", "", run_quality.noise(ctx), run_quality.hygiene(ctx),
+             f"Baseline: `{base}`. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
+             "worse and better count the rows beyond noise.", "",
+             "| target | kind | worse | better | within noise | explained by | unexplained |",
+             "|---|---|--:|--:|--:|---|--:|"]
     for col in ctx.table.columns[1:]:
+        if col not in ctx.explained:
+            continue  # the A/A control: its figure is the noise line above
         kind = ctx.table.configs.get(("", col), {}).get("target-kind", "?")
-        deltas = [r.deltas[col] for r in ctx.table.rows if col in r.deltas]
+        deltas = [r.deltas[col] for r in ctx.table.rows if col in r.deltas and not r.deltas[col].within_noise]
         worse = sum(d.verdict == "worse" for d in deltas)
         better = sum(d.verdict == "better" for d in deltas)
         res = ctx.explained[col]
         rules = ", ".join(dict.fromkeys(f"`{e.rule['id']}`" for e in res.explanations)) or "—"
-        lines.append(f"| `{col}` | {kind} | {worse} | {better} | {rules} | {len(res.unexplained)} |")
+        lines.append(f"| `{col}` | {kind} | {worse} | {better} | {len(res.within_noise)} | {rules} | "
+                     f"{len(res.unexplained)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -45,6 +51,8 @@ def explanations(ctx):
         return None
     out = ["## Why they differ", ""]
     for col in ctx.table.columns[1:]:
+        if col not in ctx.explained:
+            continue
         res = ctx.explained[col]
         n = len(res.explanations)
         out.append(f"<details><summary><b>{col}</b> vs {ctx.table.columns[0]}: {n} explanation(s), "

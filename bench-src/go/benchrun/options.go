@@ -20,6 +20,9 @@ import (
 // tightens the confidence intervals.
 var Counts = map[string]int{"smoke": 1, "quick": 5, "full": 10}
 
+// StdoutPath as --out writes the result to stdout.
+const StdoutPath = "-"
+
 // Options are the parsed command line.
 type Options struct {
 	Profile  string
@@ -42,7 +45,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
 	o := Options{}
 	fs.StringVar(&o.Profile, "profile", "", "smoke | quick | full")
-	fs.StringVar(&o.Out, "out", "", "results file to write (atomically)")
+	fs.StringVar(&o.Out, "out", "", "results file to write (atomically); - for stdout")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
 	fs.IntVar(&o.Pin, "pin", -1, "pin benchrun and every benchmark to this CPU")
 	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
@@ -63,10 +66,15 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Out == "" {
 		return o, fmt.Errorf("--out FILE is required\n%s", usage)
 	}
-	if o.Count == 0 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["count"] {
 		o.Count = def
-	} else if o.Count < 0 {
-		return o, fmt.Errorf("--count %d: expected a positive number", o.Count)
+	} else if o.Count < 1 {
+		return o, fmt.Errorf("--count %d: expected a positive number of repetitions", o.Count)
+	}
+	if set["pin"] && o.Pin < 0 {
+		return o, fmt.Errorf("--pin %d: expected a CPU number (0 or more); leave --pin out to run unpinned", o.Pin)
 	}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
