@@ -20,3 +20,8 @@ def known_units():
 
 def required_keys():
     return list(spec()["required-keys"])
+
+
+def series_keys():
+    """Fingerprint keys whose values make a history series like-for-like."""
+    return list(spec()["series-keys"])

@@ -31,8 +31,8 @@ def _u_cdf(n1, n2):
     for i in range(1, n1 + 1):
         k = n2 + i
         poly[k:] -= poly[:-k].copy()
-        for j in range(i, len(poly)):
-            poly[j] += poly[j - i]
+        for r in range(i):  # poly[j] += poly[j - i] for j = i, i+1, …: a running sum per residue mod i
+            poly[r::i] = np.cumsum(poly[r::i])
     counts = poly[:size]
     return np.cumsum(counts) / counts.sum()
 

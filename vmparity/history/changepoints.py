@@ -1,0 +1,212 @@
+"""Change points: the runs at which a track's distribution moved.
+
+The method (documented in docs/formats.md, "History"):
+
+1. Every run i of a track (but the first) is a candidate: the first run
+   after a change. Its *window before* is up to W runs before it, its
+   *window after* up to W runs from it on (W = --window, default 8).
+2. Size: the relative change between the median of the run medians after
+   and before. A candidate is considered only when it is at least
+   --min-change (default 5 %) and at least K (3) times what run-to-run noise
+   alone gives such a difference of window medians:
+   K · 1.25 · σ_run · √(1/n_before + 1/n_after), with σ_run the track's
+   run-to-run spread (1.4826 · MAD of the log ratio of consecutive run
+   medians, divided by √2; a median of runs is robust to the few ratios
+   that straddle a real change).
+3. Test: the two-sided Mann–Whitney U test of the pooled samples of the
+   window before against those of the window after (vmparity/utest.py,
+   benchstat's test), significant when p ≤ α / m with m the number of
+   candidates over every track examined (Bonferroni over rows × runs: the
+   chance of any false change point in the whole history stays ≤ α).
+   Samples of one run share that run's conditions and so are not
+   independent; step 2 is what keeps run-level noise from passing as a
+   change.
+4. Location: significant candidates within W runs of each other are one
+   change (a window that straddles a change also sees it). Its run is the
+   split that minimises the summed absolute deviation from each side's
+   median over the samples of the 2·W runs around the cluster's strongest
+   candidate (the largest |AUC − ½|), tried at every run of the cluster.
+   Two changes closer than W runs are reported as one.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import stats
+
+MEDIAN_SD_FACTOR = 1.25  # sd of a median ≈ 1.25 × sd of a mean, for normal data
+
+
+@dataclass
+class Method:
+    window: int = 8
+    alpha: float = 0.05
+    min_change: float = 5.0  # percent
+    noise_sigmas: float = 3.0
+
+    def check(self):
+        from ..errors import InputError
+
+        if self.window < 1:
+            raise InputError("--window", f"{self.window}: expected at least 1 run")
+        if not 0 < self.alpha < 1:
+            raise InputError("--alpha", f"{self.alpha}: expected a level between 0 and 1")
+        if not 0 <= self.min_change < 1000 or math.isnan(self.min_change):
+            raise InputError("--min-change", f"{self.min_change}: expected a percentage between 0 and 1000")
+        return self
+
+    def describe(self, tests):
+        return (f"Mann–Whitney U of up to {self.window} runs before against up to {self.window} after, "
+                f"Bonferroni over {tests} candidate runs (α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), "
+                f"size at least {self.min_change:g} % and {self.noise_sigmas:g}× the run-to-run noise")
+
+
+@dataclass
+class ChangePoint:
+    track: object  # tracks.Track
+    at: int  # index of the first run after the change
+    pct: float  # window median after against before, in percent (None when before is 0)
+    p: float
+    n_before: int  # runs in each window
+    n_after: int
+    changed: dict  # fingerprint keys that changed at this run: key -> (before, after)
+
+    @property
+    def run_id(self):
+        return self.track.run_ids[self.at]
+
+    @property
+    def previous_run_id(self):
+        return self.track.run_ids[self.at - 1]
+
+    @property
+    def verdict(self):
+        hb = self.track.higher_better
+        if hb is None or self.pct is None:
+            return "changed"
+        return "better" if (self.pct > 0) == hb else "worse"
+
+
+def detect(tracks, method=None):
+    """(change points, number of candidates tested) over every track."""
+    m = method or Method()
+    tests = sum(max(0, len(t.run_ids) - 1) for t in tracks)
+    if tests == 0:
+        return [], 0
+    p_max = m.alpha / tests
+    screened = []  # (track, candidate index)
+    for t in tracks:
+        screened += [(t, i) for i in _screen(t, m)]
+    pvals, aucs = _tests(screened, m.window)
+    by_track = {}
+    for (t, i), p, auc in zip(screened, pvals, aucs):
+        if p <= p_max:
+            by_track.setdefault(id(t), (t, []))[1].append((i, auc))
+    out = []
+    for t, found in by_track.values():
+        for cluster in _clusters(found, m.window):
+            cp = _locate(t, cluster, m, p_max)
+            if cp is not None:
+                out.append(cp)
+    out.sort(key=lambda c: (c.track.key, c.at))
+    return out, tests
+
+
+def run_noise(medians):
+    """σ_run: robust spread of the log ratio of consecutive run medians, per run."""
+    m = medians[medians > 0]
+    if len(m) < 5:
+        return 0.0
+    d = np.diff(np.log(m))
+    return float(1.4826 * np.median(np.abs(d - np.median(d))) / math.sqrt(2))
+
+
+def _screen(t, m):
+    """Candidate indices whose window medians differ by more than the size rules allow to ignore."""
+    R = len(t.run_ids)
+    if R < 2:
+        return []
+    W = m.window
+    med = t.median
+    idx = np.arange(1, R)
+    before, after = np.empty(R - 1), np.empty(R - 1)
+    if R > W:  # full windows at once; the short ones at either end one by one
+        full = np.median(sliding_window_view(med, W), axis=1)  # full[s] = median of runs s .. s+W-1
+        before[W - 1:] = full[:R - W]  # i = W .. R-1: runs i-W .. i-1
+        after[:R - W] = full[1:]  # i = 1 .. R-W: runs i .. i+W-1
+    for i in range(1, min(W, R)):
+        before[i - 1] = np.median(med[:i])
+    for i in range(max(1, R - W + 1), R):
+        after[i - 1] = np.median(med[i:])
+    nb = np.minimum(idx, W)
+    na = np.minimum(R - idx, W)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.abs(np.log(after / before))
+    zero_before = (before == 0) & (after != 0)
+    size = np.where(zero_before, np.inf, size)
+    size = np.where(np.isnan(size), 0.0, size)  # equal zeros, or a sign change we cannot take the log of
+    sign_change = (before * after) < 0
+    size = np.where(sign_change, np.inf, size)
+    noise = m.noise_sigmas * MEDIAN_SD_FACTOR * run_noise(med) * np.sqrt(1.0 / nb + 1.0 / na)
+    bar = np.maximum(math.log1p(m.min_change / 100.0), noise)
+    return list(idx[size >= bar])
+
+
+def _windows(t, i, W):
+    return max(0, i - W), i, min(len(t.run_ids), i + W)
+
+
+def _tests(screened, W):
+    pairs = []
+    for t, i in screened:
+        a, b, c = _windows(t, i, W)
+        pairs.append((t.pooled(a, b), t.pooled(b, c)))
+    if not pairs:
+        return [], []
+    pvals = [c.p for c in stats.compare_many(pairs)]
+    aucs = [_auc(x, y) for x, y in pairs]
+    return pvals, aucs
+
+
+def _auc(x, y):
+    """P(after > before) + ½ P(tie): ½ is no separation, 0 or 1 complete separation."""
+    gt = (y[:, None] > x[None, :]).sum()
+    eq = (y[:, None] == x[None, :]).sum()
+    return (gt + 0.5 * eq) / (len(x) * len(y))
+
+
+def _clusters(found, W):
+    found.sort()
+    groups = [[found[0]]]
+    for item in found[1:]:
+        if item[0] - groups[-1][-1][0] <= W:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def _locate(t, cluster, m, p_max):
+    """The change's run: the best split of the samples around the cluster's strongest candidate."""
+    W = m.window
+    strongest = max(cluster, key=lambda c: abs(c[1] - 0.5))[0]
+    lo, hi = max(0, strongest - W), min(len(t.run_ids), strongest + W)
+    first, last = cluster[0][0], cluster[-1][0]
+    runs = [t.samples(k) for k in range(lo, hi)]
+    best, best_cost = strongest, math.inf
+    for j in range(max(lo + 1, first), min(hi - 1, last) + 1):
+        left, right = np.concatenate(runs[:j - lo]), np.concatenate(runs[j - lo:])
+        cost = np.abs(left - np.median(left)).sum() + np.abs(right - np.median(right)).sum()
+        if cost < best_cost:
+            best, best_cost = j, cost
+    for j in dict.fromkeys((best, strongest)):
+        a, b, c = _windows(t, j, W)
+        p = stats.compare_many([(t.pooled(a, b), t.pooled(b, c))])[0].p
+        if p <= p_max:
+            before, after = float(np.median(t.median[a:b])), float(np.median(t.median[b:c]))
+            changed = next((s.changed for s in t.series if s.start == j), {})
+            return ChangePoint(t, j, stats.pct_change(before, after), p, b - a, c - b, changed)
+    return None
