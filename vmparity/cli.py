@@ -72,6 +72,22 @@ def _parser():
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
     s.add_argument("--alpha", type=float, default=0.05)
 
+    s = sub.add_parser("history", help="every benchmark row per target over the stored runs, with change points")
+    s.add_argument("--results-dir", default=argparse.SUPPRESS, help="as the global option (runs are read from DIR/runs)")
+    s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as compare --filter")
+    s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+    s.add_argument("--plot", metavar="DIR", help="write one PNG trend plot per selected row to DIR")
+    s.add_argument("--window", type=int, default=8, help="runs on each side of a candidate change (default 8)")
+    s.add_argument("--alpha", type=float, default=0.05, help="family-wise level over every run tested (Bonferroni)")
+    s.add_argument("--min-change", type=float, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
+
+    s = sub.add_parser("export", help="one run as Bencher Metric Format or github-action-benchmark JSON")
+    s.add_argument("run", metavar="RUN", help="run directory or run-id")
+    s.add_argument("--format", required=True, choices=["bmf", "gab"])
+    s.add_argument("--target", help="only this target (its benchmarks keep their plain names)")
+    s.add_argument("--better", default="lower", choices=["lower", "higher"],
+                   help="gab: the units of customSmallerIsBetter (lower) or customBiggerIsBetter (higher)")
+
     s = sub.add_parser("lab", help="the lab's own steps (called by the bench role)")
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
     m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
@@ -104,6 +120,13 @@ def _dispatch(a, out, err):
         return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
     if a.command == "lab":
         return cmd.run(a, out, err)
+    if a.command == "history":
+        from .history.changepoints import Method
+
+        return cmd.run(out, err, results_dir=a.results_dir, filter=a.filter, fmt=a.format, plot_dir=a.plot,
+                       method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change))
+    if a.command == "export":
+        return cmd.run(a.run, out, err, fmt=a.format, target=a.target, better=a.better, results_dir=a.results_dir)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
                        fail_on_regression=a.fail_on_regression, full_report=a.full_report)

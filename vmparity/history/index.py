@@ -21,14 +21,16 @@ import numpy as np
 from .. import inputs, stats
 from ..errors import InputError
 from ..formatspec import series_keys
+from ..names import host_suffix, is_lab_metal
 from ..resultfile import parse_file
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE runs(run_id TEXT PRIMARY KEY, signature TEXT NOT NULL);
+-- host: the physical host (lab_host), not the target's own host name
 CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, config TEXT NOT NULL,
                    PRIMARY KEY (run_id, target));
 -- clustered in the order history reads it: one track after the other, runs in time order
@@ -155,9 +157,10 @@ class Index:
         files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
+        metals = {rf.target: rf.config.get("host") for rf in files if is_lab_metal(rf.target)}
         for rf in files:
             cfg, target = rf.config, rf.target
-            host = cfg.get("host") or "unknown"
+            host = lab_host(target, metals) or cfg.get("host") or "unknown"
             file_rows.append((run_id, target, host, json.dumps(cfg, ensure_ascii=False)))
             keys, samples = [], []
             for b in rf.benchmarks.values():
@@ -192,6 +195,19 @@ class Index:
         if until is not None:
             sql, args = sql + " WHERE run_id <= ?", (until,)
         return self.db.execute(sql + " ORDER BY host, target, name, unit, run_id", args).fetchall()
+
+
+def lab_host(target, metals):
+    """The physical host a target ran on: its run's lab metal's `host` (a container's or guest's own
+    host name says nothing about the machine, and a container's changes every run). On a rack, the
+    metal whose `-<host>` suffix the target shares."""
+    if len(metals) == 1:
+        return next(iter(metals.values()))
+    for metal, host in metals.items():
+        suffix = host_suffix(metal)
+        if suffix and target.endswith(suffix):
+            return host
+    return None
 
 
 def _finite(x):

@@ -1,0 +1,19 @@
+"""Every run against the ones before it: tracks, like-for-like series, change points.
+
+index.py keeps results/.index.sqlite in line with results/runs/ (the files
+stay the source of truth); tracks.py lines the runs up per host, target and
+benchmark row; changepoints.py finds where a track moved (the method is in
+its docstring); render.py, plot.py and explain_change.py present them.
+"""
+
+from . import changepoints, index, tracks
+
+
+def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_path=None):
+    """Refresh the index of runs_dir and return its tracks (tracks.History)."""
+    ix = index.Index(runs_dir, index_path)
+    try:
+        ix.refresh(warn)
+        return tracks.load(ix, filter_text, until, only)
+    finally:
+        ix.close()
