@@ -39,6 +39,7 @@ class Plan:
     shifts: list = field(default_factory=list)
     fingerprint_changes: dict = field(default_factory=dict)  # run index -> {key: value} from then on
     row_cv: dict = field(default_factory=dict)  # (target, row) -> robust CV, filled by write()
+    names: list = None  # benchmark names by row (default BenchmarkSynth/row=NNN)
 
     def run_id(self, i):
         return f"2026-01-01T00-00-00Z-{i:05d}"
@@ -47,7 +48,7 @@ class Plan:
         return f"{(i * 2654435761) % 16**12:012x}c0ffee{i:08x}"[:40].ljust(40, "0")
 
     def name(self, row):
-        return f"BenchmarkSynth/row={row:03d}"
+        return self.names[row] if self.names else f"BenchmarkSynth/row={row:03d}"
 
 
 def plan_cvs(plan):
@@ -78,7 +79,8 @@ def write(plan, runs_dir):
         d.mkdir(parents=True, exist_ok=True)
         for t in plan.targets:
             header = dict(resultgen.METAL, **{"run-id": plan.run_id(i), "target": t, "count": str(plan.count),
-                                              "commit": plan.commit(i), "branch": "main", "dirty": "no"}, **extra)
+                                              "commit": plan.commit(i), "branch": "main", "dirty": "no"})
+            header.update(extra)
             lines = [f"{k}: {v}".rstrip() for k, v in header.items()]
             run_level = math.exp(rng.gauss(0, RUN_SD))
             for _ in range(plan.count):

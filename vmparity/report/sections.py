@@ -10,7 +10,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..render import explanation
-from . import run_quality
+from . import history_section, run_quality
 from ..render import markdown as md_table
 
 
@@ -115,4 +115,4 @@ class _Buf:
         return "".join(self.parts)
 
 
-SECTIONS = [summary, explanations, plots, reproductions, comparison, fingerprints]
+SECTIONS = [summary, explanations, history_section.history_section, plots, reproductions, comparison, fingerprints]
