@@ -1,0 +1,98 @@
+"""The history index: built from the files, re-read per run when a run is added, changed or removed."""
+
+import os
+import sqlite3
+
+import historygen as hg
+import numpy as np
+
+from vmparity.history import index, tracks
+
+
+def write(tmp_path, runs=3):
+    plan = hg.Plan(runs=runs, targets=["metal"], rows=2, seed=2)
+    hg.write(plan, tmp_path / "results" / "runs")
+    return plan, tmp_path / "results" / "runs"
+
+
+def medians(runs_dir):
+    ix = index.Index(runs_dir)
+    try:
+        counts = ix.refresh()
+        return counts, {t.name: list(t.median) for t in tracks.load(ix).tracks}
+    finally:
+        ix.close()
+
+
+def test_index_lives_beside_runs_and_is_rebuilt_only_for_changed_runs(tmp_path):
+    plan, runs = write(tmp_path)
+    counts, first = medians(runs)
+    assert counts == (3, 0, 0) and (runs.parent / ".index.sqlite").is_file()
+    assert medians(runs)[0] == (0, 0, 0)  # nothing changed: nothing re-read
+
+    f = runs / plan.run_id(1) / "metal.txt"
+    text = f.read_text().replace(f"{plan.name(0)} 1000000 ", f"{plan.name(0)} 1000000 9")
+    f.write_text(text)
+    os.utime(f, ns=(f.stat().st_mtime_ns + 10**9,) * 2)
+    counts, second = medians(runs)
+    assert counts == (0, 1, 0)
+    assert second[plan.name(0)][1] > 10 * first[plan.name(0)][1]  # the new values, not the stored ones
+    assert second[plan.name(1)] == first[plan.name(1)]
+
+    hg.write(hg.Plan(runs=5, targets=["metal"], rows=2, seed=9), tmp_path / "more")
+    os.rename(tmp_path / "more" / plan.run_id(4), runs / plan.run_id(4))
+    assert medians(runs)[0] == (1, 0, 0)
+
+    for p in (runs / plan.run_id(2)).iterdir():
+        p.unlink()
+    (runs / plan.run_id(2)).rmdir()
+    counts, now = medians(runs)
+    assert counts == (0, 0, 1) and len(now[plan.name(0)]) == 3
+
+
+def test_index_matches_a_fresh_parse(tmp_path):
+    plan, runs = write(tmp_path, runs=2)
+    ix = index.Index(runs)
+    ix.refresh()
+    t = tracks.load(ix).tracks[0]
+    ix.close()
+    from vmparity.resultfile import parse_file
+
+    rf = parse_file(runs / plan.run_id(1) / "metal.txt")
+    values = rf.benchmarks[t.name].values[0]
+    assert np.array_equal(t.samples(1), values)
+    assert t.median[1] == np.quantile(values, 0.5, method="median_unbiased")
+
+
+def test_a_corrupt_or_old_index_is_rebuilt_from_the_files(tmp_path):
+    plan, runs = write(tmp_path)
+    medians(runs)
+    (runs.parent / ".index.sqlite").write_bytes(b"not a database at all" * 100)
+    for suffix in ("-wal", "-shm"):
+        p = runs.parent / f".index.sqlite{suffix}"
+        if p.exists():
+            p.unlink()
+    assert medians(runs)[0] == (3, 0, 0)
+    db = sqlite3.connect(runs.parent / ".index.sqlite")
+    db.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    assert medians(runs)[0] == (3, 0, 0)
+
+
+def test_provenance_keys_default_to_unknown_and_ingest_keeps_them(tmp_path, cli):
+    import resultgen
+
+    lines = [f"{k}: {v}".rstrip() for k, v in resultgen.METAL.items()]
+    (tmp_path / "plain.txt").write_text("\n".join(lines + ["BenchmarkX 10 5 ns/op"] * 5) + "\n")
+    given = lines + ["commit: 0123456789abcdef0123456789abcdef01234567", "branch: main", "dirty: yes"]
+    (tmp_path / "given.txt").write_text("\n".join(given + ["BenchmarkX 10 6 ns/op"] * 5) + "\n")
+    results = tmp_path / "results"
+    assert cli("--results-dir", results, "ingest", tmp_path / "plain.txt", "--run-id", "r1").code == 0
+    r = cli("--results-dir", results, "ingest", tmp_path / "given.txt", "--run-id", "r2")
+    assert r.code == 0, r.err
+    assert "commit: 0123456789abcdef0123456789abcdef01234567\nbranch: main\ndirty: yes\n" in \
+        (results / "runs" / "r2" / "metal.txt").read_text()
+    out = cli("--results-dir", results, "history").out
+    assert "r1                                 unknown            unknown" in out
+    assert "r2                                 0123456789ab+dirty main" in out
