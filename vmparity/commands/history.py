@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .. import history, inputs
 from ..errors import InputError
-from ..history import changepoints, plot, render
+from ..history import changepoints, render
 
 
 def run(out, err, results_dir=None, filter=None, fmt="text", plot_dir=None, method=None):
@@ -25,6 +25,8 @@ def run(out, err, results_dir=None, filter=None, fmt="text", plot_dir=None, meth
 
 
 def _plots(h, cps, dest, note):
+    from ..history import plot  # matplotlib takes seconds to import: only when plots are asked for
+
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -119,7 +119,7 @@ def as_json(history, cps, method, tests, out):
                                "pct": cp.pct, "p": cp.p, "verdict": cp.verdict, "runs_before": cp.n_before,
                                "runs_after": cp.n_after, "fingerprint_changed": {k: list(v) for k, v in cp.changed.items()}}
                               for cp in by_track.get(id(t), [])]})
-    json.dump(doc, out, indent=1, ensure_ascii=False)
+    json.dump(doc, out, ensure_ascii=False, separators=(",", ":"))  # compact: the C encoder, 10x faster than indent
     out.write("\n")
 
 
