@@ -67,7 +67,12 @@ class History:
         return self.files[(run_id, target)].config
 
     def provenance(self, run_id, target):
-        return provenance.of(self.config(run_id, target))
+        # asked once per printed run of every track: read each file's header once
+        cache = self.__dict__.setdefault("_prov", {})
+        key = (run_id, target)
+        if key not in cache:
+            cache[key] = provenance.of(self.config(run_id, target))
+        return cache[key]
 
 
 def load(index, filter_text=None, until=None, only=None):
