@@ -1,4 +1,4 @@
-# `make repro` (issue 5): every seed's experiment as a lab scenario. The
+# `make repro`: every seed's experiment as a lab scenario. The
 # scenarios (vmparity/repro/scenarios.yaml) say which targets and which
 # benchrun jobs each seed needs; the plan starts only those guests and
 # containers, runs only those jobs on each, stores one run, and the report's
@@ -30,3 +30,9 @@ repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS
 	$(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
 	$(PY) -m vmparity.repro $(RESULTS_DIR)/runs/$$run_id; \
 	echo "repro: report with the Reproductions section in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+
+.PHONY: test-repro-verdicts
+TEST_TARGETS += test-repro-verdicts
+
+test-repro-verdicts: $(STAMPS)/venv ## Unit tests of the seed scenarios, verdicts and their Markdown (tests/repro)
+	$(PY) -m pytest -q -p no:cacheprovider tests/repro -m "not lab"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "repro.h"
-#include "storefwd_buffer.h"
+#include "../common/cli.h"
+#include "buffer.h"
 
 void sf_init(struct sf_buffer *b, int fd, unsigned size)
 {
@@ -28,7 +28,7 @@ __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			repro_die("storefwd: write of %zu bytes to the buffer file failed: %s", len - done,
+			vmp_die("write of %zu bytes to the buffer file failed: %s", len - done,
 				  w < 0 ? strerror(errno) : "wrote nothing");
 		done += (size_t)w;
 	}

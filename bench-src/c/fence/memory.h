@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "fence_kernels.h"
+#include "kernels.h"
 
 #define FENCE_LLC_MULTIPLE 4                  /* LLC buffer = this many times the L3 */
 #define FENCE_CAP_BYTES (1ull << 30)          /* and never more than 1 GiB ... */

@@ -1,5 +1,5 @@
 /* The table of loop copies, and the loop's arithmetic in plain C. */
-#include "align_loops.h"
+#include "loops.h"
 
 #define ALIGN_ENTRY(pad) {pad, align_loop_pad##pad, align_body_pad##pad, align_body_end_pad##pad},
 const struct align_copy align_copies[] = {ALIGN_PADS(ALIGN_ENTRY)};

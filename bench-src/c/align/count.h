@@ -3,7 +3,7 @@
 #ifndef ALIGN_COUNT_H
 #define ALIGN_COUNT_H
 
-#include "align_loops.h"
+#include "loops.h"
 
 #define ALIGN_CALLGRIND_TIMEOUT_S 120  /* valgrind under TCG is slow, but not this slow */
 #define ALIGN_COUNT_ITERS 1000  /* callgrind runs N and 2N iterations; the difference is per-iteration exact */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fence_memory.h"
-#include "repro.h"
+#include "memory.h"
+#include "../common/cli.h"
 
 uint64_t fence_parse_cache_size(const char *text)
 {
@@ -106,7 +106,7 @@ static void *map_region(uint64_t bytes, int advice, const char *what)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		repro_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what,
+		vmp_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what,
 			  strerror(errno));
 	/* Huge pages for the LLC buffer so its misses are cache misses, not TLB
 	 * misses; 4 KiB pages for the TLB buffer so every page needs its own entry. */

@@ -54,7 +54,7 @@ align_done_pad\pad:
 	.size align_loop_pad\pad, . - align_loop_pad\pad
 .endm
 
-/* Keep in step with ALIGN_PADS in align_loops.h. */
+/* Keep in step with ALIGN_PADS in loops.h. */
 	ALIGN_LOOP 0
 	ALIGN_LOOP 1
 	ALIGN_LOOP 2

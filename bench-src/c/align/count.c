@@ -14,8 +14,9 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
-#include "align_count.h"
-#include "repro.h"
+#include "count.h"
+#include "../common/cli.h"
+#include "../common/timing.h"
 
 static volatile uint64_t count_sink;
 
@@ -32,7 +33,7 @@ __attribute__((noinline)) static void count_one(const struct align_copy *c, uint
 int align_count_child(void)
 {
 	if (!RUNNING_ON_VALGRIND)
-		repro_die("--count-instructions only makes sense under valgrind --tool=callgrind");
+		vmp_die("--count-instructions only makes sense under valgrind --tool=callgrind");
 	for (unsigned i = 0; i < align_ncopies; i++) {
 		count_one(&align_copies[i], ALIGN_COUNT_ITERS);
 		count_one(&align_copies[i], 2 * ALIGN_COUNT_ITERS);
@@ -105,14 +106,14 @@ static void remove_dir(const char *dir)
  * runs past the limit, e.g. valgrind crawling under TCG. */
 static int wait_or_kill(pid_t pid, int *status, int limit_s)
 {
-	uint64_t deadline = repro_now_ns() + (uint64_t)limit_s * 1000000000ull;
+	uint64_t deadline = vmp_now_ns() + (uint64_t)limit_s * 1000000000ull;
 	for (;;) {
 		pid_t got = waitpid(pid, status, WNOHANG);
 		if (got == pid)
 			return 0;
 		if (got < 0 && errno != EINTR)
 			return -1;
-		if (repro_now_ns() > deadline) {
+		if (vmp_now_ns() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, status, 0);
 			return -1;

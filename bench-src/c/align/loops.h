@@ -6,7 +6,7 @@
 
 typedef uint64_t (*align_loop_fn)(uint64_t iters, uint64_t seed);
 
-/* X(pad) for every copy assembled in align_loops.S. */
+/* X(pad) for every copy assembled in loops.S. */
 #define ALIGN_PADS(X) X(0) X(1) X(2) X(4) X(8) X(16) X(24) X(32) X(40) X(48) X(56) X(60) X(62)
 
 #define ALIGN_DECLARE(pad)                                                   \

@@ -3,7 +3,7 @@
  * are inline assembly; check_disasm.py checks the binary holds them. */
 #include <string.h>
 
-#include "fence_kernels.h"
+#include "kernels.h"
 
 volatile uint32_t fence_lock_word __attribute__((aligned(64)));
 static volatile uint64_t fence_foo __attribute__((aligned(64)));  /* cached "lock owner" store, as in the seed */

@@ -11,9 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "repro.h"
+#include "cli.h"
+#include "pmu.h"
 
-void repro_cpu_vendor(char out[13])
+void vmp_cpu_vendor(char out[13])
 {
 	unsigned a, b, c, d;
 	__cpuid(0, a, b, c, d);
@@ -35,7 +36,7 @@ static int paranoid_level(void)
 	return v;
 }
 
-int repro_pmu_open(struct repro_pmu *c, uint32_t type, uint64_t config, const char *what)
+int vmp_pmu_open(struct vmp_pmu *c, uint32_t type, uint64_t config, const char *what)
 {
 	struct perf_event_attr attr;
 	struct stat st;
@@ -65,22 +66,22 @@ int repro_pmu_open(struct repro_pmu *c, uint32_t type, uint64_t config, const ch
 	return -1;
 }
 
-void repro_pmu_start(struct repro_pmu *c)
+void vmp_pmu_start(struct vmp_pmu *c)
 {
 	ioctl(c->fd, PERF_EVENT_IOC_RESET, 0);
 	ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
-uint64_t repro_pmu_stop(struct repro_pmu *c)
+uint64_t vmp_pmu_stop(struct vmp_pmu *c)
 {
 	uint64_t v = 0;
 	ioctl(c->fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (read(c->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		repro_die("reading perf counter: %s", strerror(errno));
+		vmp_die("reading perf counter: %s", strerror(errno));
 	return v;
 }
 
-void repro_pmu_close(struct repro_pmu *c)
+void vmp_pmu_close(struct vmp_pmu *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
