@@ -1,7 +1,7 @@
 """The Reproductions section of the report, in Markdown: per seed, what the
 seed measured and, per target, the verdict with what was measured here."""
 
-from .verdicts import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from .judges.verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 MARK = {REPRODUCED: "✅ reproduced", NOT_REPRODUCED: "❌ not reproduced", INCONCLUSIVE: "⚖️ inconclusive", CANNOT_TELL: "❔ cannot tell here"}
 
