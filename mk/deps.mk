@@ -23,12 +23,12 @@ $(STAMPS)/apt: mk/deps.mk
 	fi
 	@touch $@
 
-venv: $(STAMPS)/venv ## Create .venv and install vmparity with its test and lab extras
+venv: $(STAMPS)/venv ## Create .venv and install vmparity with its test, lab and report extras
 $(STAMPS)/venv: pyproject.toml $(STAMPS)/apt
 	@mkdir -p $(@D)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,lab]'
+	$(PY) -m pip install -q -e '.[test,lab,report]'
 	@touch $@
 
 go-tools: $(BENCHSTAT) ## Install benchstat from the Go module proxy

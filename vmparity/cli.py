@@ -9,6 +9,7 @@ import argparse
 import importlib
 import sys
 
+from . import __version__
 from .errors import InputError
 
 
@@ -25,9 +26,13 @@ class _Parser(argparse.ArgumentParser):
     def print_help(self, file=None):
         super().print_help(file or _Parser.out)
 
+    def _print_message(self, message, file=None):  # --version: to main's stdout too
+        super()._print_message(message, _Parser.out if file in (None, sys.stdout) else file)
+
 
 def _parser():
     p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--results-dir", default=None, help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -119,7 +124,7 @@ def main(argv=None, stdout=None, stderr=None):
     except _UsageError as e:
         err.write(f"{e}\n")
         return 2
-    except SystemExit as e:  # --help
+    except SystemExit as e:  # --help, --version
         return int(e.code or 0)
     try:
         return _dispatch(a, out, err)

@@ -1,13 +1,22 @@
 """`vmparity report RUN`: report.md (+ plot PNGs) and a self-contained report.html."""
 
+import importlib
 import os
 from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
 from ..names import is_aa_control
-from ..report import html, sections
-from ..report import plots as plot_set
+from ..report import sections
+
+
+def _report_extra(module):
+    """The plots (matplotlib) and the HTML (markdown-it-py) come with the
+    `report` extra; without it, say so instead of a traceback."""
+    try:
+        return importlib.import_module(f"..report.{module}", __package__)
+    except ModuleNotFoundError as e:
+        raise InputError("vmparity report", f"needs {e.name}: pip install 'vmparity[report]'") from e
 
 
 def build(run, alpha=0.05, baseline=None, results_dir=None, plots=True):
@@ -24,12 +33,13 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, plots=True):
         sub = _pair_table(t, col)
         explained[col] = explain.explain(sub, t.configs, rules)
     images = {}
+    plot_set = _report_extra("plots") if plots else None
     for name, _title, fn in (plot_set.PLOTS if plots else []):
         png = fn(t)
         if png is not None:
             images[name] = png
     ctx = sections.Context(loaded.path, loaded.label, t, explained,
-                           [(n, title) for n, title, _ in plot_set.PLOTS if n in images])
+                           [(n, title) for n, title, _ in (plot_set.PLOTS if plots else []) if n in images])
     return ctx, images
 
 
@@ -43,6 +53,7 @@ def _pair_table(t, col):
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):
+    html = _report_extra("html")
     ctx, images = build(run_arg, alpha, baseline, results_dir)
     md = "\n".join(s for s in (fn(ctx) for fn in sections.SECTIONS) if s)
     dest = Path(out_dir) if out_dir else ctx.run_dir
