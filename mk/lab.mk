@@ -1,4 +1,4 @@
-# The lab (issue 4): Ansible provisions metal, TCG/KVM guests and containers,
+# The lab: Ansible provisions metal, TCG/KVM guests and containers,
 # runs the suite everywhere and collects the results. docs/lab.md, ansible/.
 
 LAB_INVENTORY    ?= $(ROOT)/ansible/inventories/local
