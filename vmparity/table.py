@@ -14,7 +14,6 @@ import numpy as np
 from . import stats
 from .names import is_lab_metal
 
-METAL_FIRST = {"metal": 0}
 
 
 @dataclass
@@ -96,8 +95,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                     pool.setdefault(key, {}).setdefault(col, []).append(values)
                     direction.setdefault(unit, rf.higher_is_better(unit))
     if by == "target":
-        # metal first: it is the reference everything else is measured against.
-        columns.sort(key=lambda c: 0 if is_lab_metal(c) else METAL_FIRST.get(kinds.get(c), 1))  # stable sort
+        columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
         if baseline not in columns:
             from .errors import InputError
@@ -145,6 +143,19 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
     return table
+
+
+def baseline_rank(target, kind):
+    """Which column is the reference when none is asked for (lower comes first).
+
+    The lab's own metal by name (`metal`, `metal-<host>`), then any target whose
+    file says `target-kind: metal`, then the rest. The name wins because the
+    lab chose it; a kind is only what one file claims about itself, and a file
+    that claims metal must not displace the lab's metal by sorting first.
+    """
+    if is_lab_metal(target):
+        return 0
+    return 1 if kind == "metal" else 2
 
 
 def _verdict(cmp, pct, higher_better):

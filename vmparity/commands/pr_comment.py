@@ -7,7 +7,8 @@ instead of adding a new one on every push.
 
 import io
 
-from ..render import explanation, markdown
+from ..render import explanation, fold, markdown
+from ..render.escape import md_code
 from . import compare
 from .explain import analyse
 
@@ -19,12 +20,12 @@ def render(t, result, base, head):
     worse = [x for x in sig if x[2].verdict == "worse"]
     better = [x for x in sig if x[2].verdict == "better"]
     out = io.StringIO()
-    out.write(f"{MARKER}\n## vmparity: `{head}` against `{base}`\n\n")
+    out.write(f"{MARKER}\n## vmparity: {md_code(head)} against {md_code(base)}\n\n")
     groups = {g for g, _ in t.configs}
     for g in sorted(groups - {""}):
         sides = [c for c in (base, head) if (g, c) not in t.configs]
         if sides:
-            out.write(f"- target `{g}` has no results in `{sides[0]}`: not compared\n")
+            out.write(f"- target {md_code(g)} has no results in {md_code(sides[0])}: not compared\n")
     if groups - {""}:
         out.write("\n")
     compared = sum(len(r.deltas) for r in t.rows)
@@ -37,9 +38,9 @@ def render(t, result, base, head):
         markdown.render(t, out, only_significant=True)
         out.write("\n### Why\n\n")
         explanation.markdown(result, out)
-    out.write("\n<details><summary>All rows</summary>\n")
+    out.write(fold.open_("All rows"))
     markdown.render(t, out)
-    out.write("\n</details>\n")
+    out.write(fold.close())
     return out.getvalue()
 
 
