@@ -1,14 +1,16 @@
 """`vmparity report RUN`: report.md (+ plot PNGs) and a self-contained report.html."""
 
 import os
+import sys
 from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
+from ..render.escape import terminal
 from ..report import html, plots, sections
 
 
-def build(run, alpha=0.05, baseline=None, results_dir=None):
+def build(run, alpha=0.05, baseline=None, results_dir=None, err=None):
     """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
@@ -19,11 +21,7 @@ def build(run, alpha=0.05, baseline=None, results_dir=None):
     for col in t.columns[1:]:
         sub = _pair_table(t, col)
         explained[col] = explain.explain(sub, t.configs, rules)
-    images = {}
-    for name, _title, fn in plots.PLOTS:
-        png = fn(t)
-        if png is not None:
-            images[name] = png
+    images = plots.draw_all(t, err or sys.stderr)
     ctx = sections.Context(loaded.path, loaded.label, t, explained,
                            [(n, title) for n, title, _ in plots.PLOTS if n in images])
     return ctx, images
@@ -39,7 +37,7 @@ def _pair_table(t, col):
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):
-    ctx, images = build(run_arg, alpha, baseline, results_dir)
+    ctx, images = build(run_arg, alpha, baseline, results_dir, err)
     md = "\n".join(s for s in (fn(ctx) for fn in sections.SECTIONS) if s)
     dest = Path(out_dir) if out_dir else ctx.run_dir
     dest.mkdir(parents=True, exist_ok=True)
@@ -47,7 +45,7 @@ def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=
         _write(dest / name, png)
     _write(dest / "report.md", md.encode("utf-8"))
     _write(dest / "report.html", html.render(md, f"vmparity report {ctx.run_id}", images).encode("utf-8"))
-    out.write(f"wrote {dest / 'report.md'} and {dest / 'report.html'} ({len(images)} plot(s))\n")
+    out.write(terminal(f"wrote {dest / 'report.md'} and {dest / 'report.html'} ({len(images)} plot(s))") + "\n")
     return 0
 
 

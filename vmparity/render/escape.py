@@ -12,7 +12,7 @@ as terminal commands. One function per output context:
   backtick run inside, and `|` is escaped in table cells (GFM splits cells on
   `|` even inside code spans).
 - `html_text(s)`: text inside HTML we generate ourselves (`<summary>`).
-- `plot_label(s)`: matplotlib text (a `$` would start mathtext).
+- `plot_label(s)`: matplotlib text (the plots turn mathtext off, see plots.py).
 """
 
 import html
@@ -81,6 +81,7 @@ def html_text(s):
 
 
 def plot_label(s):
-    text = visible(s).replace("$", r"\$")
+    """For matplotlib text drawn with text.parse_math off (so `$` is literal)."""
+    text = visible(s)
     # matplotlib leaves labels starting with "_" out of the legend.
     return " " + text if text.startswith("_") else text
