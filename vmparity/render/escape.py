@@ -80,8 +80,14 @@ def html_text(s):
     return html.escape(visible(s), quote=True)
 
 
+PLOT_LABEL_MAX = 40
+
+
 def plot_label(s):
-    """For matplotlib text drawn with text.parse_math off (so `$` is literal)."""
+    """For matplotlib text drawn with parse_math off (so `$` is literal); long
+    names are cut, since a legend entry cannot wrap and the tables show them whole."""
     text = visible(s)
+    if len(text) > PLOT_LABEL_MAX:
+        text = text[:PLOT_LABEL_MAX - 1] + "…"
     # matplotlib leaves labels starting with "_" out of the legend.
     return " " + text if text.startswith("_") else text

@@ -13,8 +13,8 @@ from markdown_it import MarkdownIt
 from ..render import fold
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}
-th{background:#f3f3f3}code{font-size:12px}img{max-width:100%}details{margin:.5em 0}summary{cursor:pointer}"""
+table{border-collapse:collapse;font-size:13px;margin:.5em 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#f3f3f3}code{font-size:12px;overflow-wrap:anywhere}img{max-width:100%}details{margin:.5em 0}summary{cursor:pointer}"""
 
 
 def render(markdown_text, title, images):

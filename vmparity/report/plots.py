@@ -21,6 +21,9 @@ from ..render.escape import plot_label  # noqa: E402
 # Threshold labels closer than this share of the axes' width would touch.
 LABEL_MIN_SPACING = 0.1
 
+# Targets named per threshold line in the legend; the fingerprint table has them all.
+THRESHOLD_NAMES = 3
+
 # Medians a log axis can draw: beyond these, matplotlib's transforms run out
 # of float precision (denormals, values near the float maximum).
 PLOTTABLE = (1e-250, 1e250)
@@ -107,7 +110,9 @@ def _threshold_lines(ax, thresholds):
     colors = {}
     for i, (nt, targets) in enumerate(thresholds.items()):
         style = dict(color=str(0.1 + 0.25 * (i % 3)), linestyle=[":", "-.", (0, (1, 3))][i % 3], linewidth=1.5)
-        names = ", ".join(plot_label(t) for t in targets)
+        names = ", ".join(plot_label(t) for t in targets[:THRESHOLD_NAMES])
+        if len(targets) > THRESHOLD_NAMES:
+            names += f" and {len(targets) - THRESHOLD_NAMES} more"
         ax.axvline(nt, label=f"nt-threshold {_size(nt)}: {names}", **style)
         colors[nt] = style["color"]
     return colors
@@ -147,7 +152,7 @@ def memcpy(table):
         color = colors.setdefault(target, f"C{len(colors) % 10}")
         link = dict(rest).get("link", "")
         _plot_with_ci(ax, pts, color=color, linestyle="--" if link == "dynamic" else "-",
-                      label=f"{plot_label(target)} {plot_label(link)}".strip())
+                      label=plot_label(f"{target} {link}".strip()))
     threshold_colors = _threshold_lines(ax, _thresholds(table, colors))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
