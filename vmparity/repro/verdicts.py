@@ -11,7 +11,7 @@ Verdict per scenario per target the scenario covers: `reproduced`,
 
 from dataclasses import dataclass
 
-from ..names import is_lab_metal
+from ..names import is_aa_control, is_lab_metal
 from .measure import Target, contrast, fmt, median
 from .scenarios import covered_targets, load_scenarios
 
@@ -43,7 +43,8 @@ class Verdict:
 def judge_run(run, scenarios=None):
     """Every scenario's verdict on every target it covers, scenario order then run order."""
     scenarios = load_scenarios() if scenarios is None else scenarios
-    targets = {name: Target(name, rf) for name, rf in run.items()}
+    # the A/A control is a second pass of metal, there to measure noise: no verdicts of its own
+    targets = {name: Target(name, rf) for name, rf in run.items() if not is_aa_control(name)}
     out = []
     for sc in scenarios:
         for name, present in covered_targets(sc, list(targets)):
