@@ -65,6 +65,11 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     out.write(f"stored run {run_id}: {', '.join(rf.target for rf in parsed)} in {final}\n")
+    record = json.loads(rounds_text) if rounds_text else {}
+    if record.get("partial"):
+        failed = ", ".join(f"{t} (round {w.get('round')})" for t, w in record.get("failed", {}).items()) or "none"
+        out.write(f"the run is partial: failed {failed}; missing rounds {record.get('missing-rounds', {})} "
+                  f"(rounds.json in {final})\n")
     return 0
 
 

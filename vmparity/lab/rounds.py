@@ -10,6 +10,9 @@ Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
   rounds/<k>/<target>.json         {"start": ISO time, "end": ISO time}
   rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...}}
+  rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}}}
+A run with failed targets or missing rounds is stored all the same, marked
+partial in rounds.json (`partial`, `failed`, `missing-rounds`).
 """
 
 import hashlib
@@ -148,6 +151,11 @@ def merge(staging_run):
             t = d / f"{f.stem}.json"
             if t.is_file():
                 timings.setdefault(f.stem, {})[k] = _json(t)
+    failed = {}
+    for f in sorted(rounds_dir.glob("failed-*.json")):
+        rec = _json(f)
+        for target, why in rec.get("failed", {}).items():
+            failed[target] = dict(why, host=rec.get("host"))
     planned = {}
     for recs in hosts.values():
         for rec in recs:
@@ -171,6 +179,8 @@ def merge(staging_run):
         },
         "fingerprint-changed": changed,
         "missing-rounds": missing,
+        "failed": failed,
+        "partial": bool(missing or failed),
     }
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
