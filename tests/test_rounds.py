@@ -50,7 +50,8 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
         d.mkdir(parents=True)
         (d / "host-localhost.json").write_text(json.dumps(
             {"host": "localhost", "round": k, "seed": 3, "order": order,
-             "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"}}))
+             "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"},
+             "timings": {t: {"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"} for t in order}}))
         for t in order:
             if (t, k) in drop:
                 continue
@@ -60,7 +61,6 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
             if clocksource_at and k >= clocksource_at:
                 cfg["clocksource"] = "hpet"
             resultgen.target_file(d, cfg, seed=k, count=1)
-            (d / f"{t}.json").write_text(json.dumps({"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"}))
     return staging
 
 
