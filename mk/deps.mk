@@ -6,6 +6,8 @@ APT_PACKAGES ?= build-essential pkg-config python3-venv python3-dev \
   docker.io debootstrap e2fsprogs openssh-client linux-perf valgrind \
   binutils procps iproute2 libxml2-utils
 STAMPS := $(BUILD)/stamps
+# The x/perf version bench-src/go/go.mod pins, so the tests compare with the benchstat the suite builds against.
+BENCHSTAT_VERSION ?= $(shell awk '$$1 == "golang.org/x/perf" {print $$2}' bench-src/go/go.mod)
 
 .PHONY: deps apt-deps venv go-tools
 
@@ -32,4 +34,4 @@ $(STAMPS)/venv: pyproject.toml $(STAMPS)/apt
 go-tools: $(BENCHSTAT) ## Install benchstat from the Go module proxy
 $(BENCHSTAT):
 	@mkdir -p $(GOBIN_DIR)
-	GOBIN=$(GOBIN_DIR) go install golang.org/x/perf/cmd/benchstat@latest
+	GOBIN=$(GOBIN_DIR) go install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)

@@ -87,10 +87,22 @@ def test_explain_golden(cli, in_testdata, fmt, ext):
     golden.check(f"explain-metal-vs-nosmt.{ext}", r.out)
 
 
-def test_explain_needs_fingerprints(cli, tmp_path):
+def test_explain_any_pair_names_the_absent_keys_and_check_refuses_them(cli, tmp_path):
     (tmp_path / "x.txt").write_text("target: x\nBenchmarkX 1 1 ns/op\n")
     r = cli("explain", tmp_path / "x.txt", tmp_path / "x.txt")
+    assert r.code == 0 and "Absent fingerprint keys" in r.out and "nt-threshold: memcpy switches" in r.out
+    r = cli("check", tmp_path / "x.txt")
     assert r.code == 2 and "missing required key" in r.err and "x.txt:2" in r.err
+
+
+def test_explain_different_cpu_and_goos(cli, tmp_path):
+    rows = [f"BenchmarkX-2 1000 {v} ns/op" for v in (10, 10.1, 10.2, 9.9, 10.05, 10.15)]
+    (tmp_path / "a.txt").write_text("goos: linux\ngoarch: amd64\ncpu: AMD EPYC\n" + "\n".join(rows) + "\nPASS\n")
+    slow = [f"BenchmarkX-2 1000 {2 * v} ns/op" for v in (10, 10.1, 10.2, 9.9, 10.05, 10.15)]
+    (tmp_path / "b.txt").write_text("goos: darwin\ngoarch: arm64\ncpu: Apple M2\n" + "\n".join(slow) + "\n")
+    r = cli("explain", tmp_path / "a.txt", tmp_path / "b.txt")
+    assert r.code == 0, r.err
+    assert "[cpu-model] different machine" in r.out and "goos linux vs darwin" in r.out and "cpu AMD EPYC vs Apple M2" in r.out
 
 
 def test_bad_rules_file_is_named(tmp_path):

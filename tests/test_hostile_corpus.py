@@ -98,9 +98,9 @@ def _target_file(case, index, seed, scale):
             benches[memcpy] = {u: v[:1] for u, v in benches[memcpy].items()}
             shared[name], benches[name] = {"ns/op": [5.0] * COUNT}, {"ns/op": [7.0]}
         elif value == "max-iterations":
-            iterations[memcpy] = 2**64 - 1
+            iterations[memcpy] = 2**63 - 1
             shared[name], benches[name] = {"ns/op": [5.0] * COUNT}, {"ns/op": [6.0] * COUNT}
-            iterations[name] = 2**64 - 1
+            iterations[name] = 2**63 - 1
         else:
             pattern = NUMBER_PATTERNS[value]
             benches[memcpy] = {u: [pattern(i) for i in range(COUNT)] for u in benches[memcpy]}

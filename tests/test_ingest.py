@@ -75,9 +75,9 @@ def bad_copy(tmp_path, testdata, name, edit):
 BAD = {
     "empty": (lambda t: "", "empty file"),
     "truncated": (lambda t: t + "BenchmarkMemcpy/link=static\n", "truncated result line"),
-    "odd": (lambda t: t + "BenchmarkMemcpy/link=static/tunable=default/size=256 10 1 ns/op 2\n", "odd number of fields"),
+    "odd": (lambda t: t + "BenchmarkMemcpy/link=static/tunable=default/size=256 10 1 ns/op 2\n", "missing units"),
     "unit": (lambda t: t.replace("ns/op", "ns/opp", 1), "unknown unit"),
-    "nan": (lambda t: t.replace(" ns/op", " ns/op", 1) + "BenchmarkClock/clock=rdtsc/path=insn 10 nan ns/op\n", "value nan"),
+    "nan": (lambda t: t.replace(" ns/op", " ns/op", 1) + "BenchmarkClock/clock=rdtsc/path=insn 10 nan ns/op\n", "value 'nan'"),
     "negative": (lambda t: t + "BenchmarkClock/clock=rdtsc/path=insn 10 -1 ns/op\n", "non-negative"),
     "mixed": (lambda t: t + "BenchmarkClock/clock=rdtsc/path=insn 10 1 ns/op 2 B/s\n", "mixed units"),
     "fingerprint": (lambda t: t.replace("nt-threshold: 0x1800000\n", ""), "missing required key(s) nt-threshold"),

@@ -1,6 +1,7 @@
 """vmparity report (Markdown + self-contained HTML with plots) and pr-comment (golden)."""
 
 import base64
+from pathlib import Path
 import re
 import sys
 import types
@@ -23,7 +24,7 @@ def test_report_writes_markdown_html_and_plots(cli, testdata, tmp_path):
     # summary verdicts first, details folded, plots linked
     assert md.index("| target | kind |") < md.index("## Why they differ") < md.index("## All results")
     assert "<details>" in md and "[memcpy bytes/s against size](memcpy.png)" in md
-    assert re.search(r"\| `guest-nosmt` \| tcg-guest \| \d+ \| \d+ \| `nt-threshold`", md)
+    assert re.search(r"\| `guest-nosmt` \| tcg-guest \| \d+ \| \d+ \| \d+ \| `nt-threshold`", md)
     for name in ("memcpy.png", "clock.png", "snowflake.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
     html = (tmp_path / "report.html").read_text()
@@ -58,3 +59,23 @@ def test_pr_comment_gate(cli, in_testdata):
     r = cli("pr-comment", "run-a", "run-b", "--fail-on-regression", "5")
     assert r.code == 1 and "monotonic/path=vdso" in r.err
     assert r.out.startswith(MARKER)  # the comment is still written for the workflow to post
+
+
+def test_pr_comment_fits_one_github_comment_on_the_committed_runs(cli):
+    runs = sorted((Path(__file__).resolve().parent.parent / "results" / "runs").iterdir())
+    r = cli("pr-comment", runs[0], runs[1], "--full-report", "the artifact")
+    assert r.code == 0, r.err
+    assert len(r.out) <= 60_000 and r.out.startswith(MARKER)
+    assert "largest changes first" in r.out and "The full report is in the artifact" in r.out
+    sig = [ln for ln in r.out.splitlines() if ln.startswith("| ") and "%" in ln and "`Benchmark" in ln]
+    changes = [abs(float(ln.split("|")[6].strip().rstrip("%"))) for ln in sig]
+    assert changes == sorted(changes, reverse=True) and changes
+
+
+def test_pr_comment_says_when_base_and_head_ran_on_different_machines(cli, testdata, tmp_path):
+    other = tmp_path / "metal.txt"
+    other.write_text((testdata / "run-b" / "metal.txt").read_text().replace("cpu: AMD EPYC 7B13 64-Core Processor", "cpu: Intel Xeon"))
+    r = cli("pr-comment", testdata / "run-a" / "metal.txt", other)
+    assert r.code == 0, r.err
+    first = r.out.split("\n\n")[1]
+    assert "Not a like-for-like comparison" in first and "`cpu`" in first

@@ -38,10 +38,19 @@ def _parser():
     s.add_argument("--run-id", required=True)
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
+    s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
+
+    s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
+    s.add_argument("files", nargs="+", metavar="FILE")
 
     s = sub.add_parser("compare", help="median, CI, change and Mann-Whitney p per benchmark")
     s.add_argument("operands", nargs="+", metavar="A", help="result files, run directories or run-ids")
-    s.add_argument("--by", metavar="KEY", help="one column per value of this configuration key (e.g. target)")
+    s.add_argument("--col", metavar="KEYS", help="one column per value of KEYS, as benchstat's -col "
+                   "(a configuration key, /subkey, .name, .fullname, .file, .config; default: one column per operand)")
+    s.add_argument("--by", metavar="KEY", dest="col", help="the same as --col KEY (e.g. --by target: every target of a run side by side)")
+    s.add_argument("--row", metavar="KEYS", help="one row per value of KEYS, as benchstat's -row (default .fullname)")
+    s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as benchstat's -filter "
+                   "(e.g. '/size:(1024 OR 4096) .unit:ns/op', 'goos:linux -.name:Clock')")
     s.add_argument("--format", default="table", choices=["table", "markdown", "csv", "json"])
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--confidence", type=probability, default=0.95)
@@ -61,28 +70,45 @@ def _parser():
     s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: the lab's metal by name, then a target-kind: metal, then the first; docs/formats.md)")
     s.add_argument("--alpha", type=probability, default=0.05)
 
+    s = sub.add_parser("noise", help="a run's noise figures: the A/A control, and per target the rows beyond noise")
+    s.add_argument("run", metavar="RUN", help="run directory or run-id")
+    s.add_argument("--alpha", type=float, default=0.05)
+
+    s = sub.add_parser("lab", help="the lab's own steps (called by the bench role)")
+    lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
+    m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
+    m.add_argument("staging", metavar="STAGING_RUN_DIR")
+
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
     s.add_argument("base", metavar="BASE")
     s.add_argument("head", metavar="HEAD")
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT")
+    s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     return p
 
 
 def _dispatch(a, out, err):
     cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
     if a.command == "ingest":
-        return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest)
+        return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
+                       rounds_record=a.rounds)
+    if a.command == "check":
+        return cmd.run(a.files, out, err)
     if a.command == "compare":
-        return cmd.run(a.operands, out, err, by=a.by, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
+        return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
                        results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)
     if a.command == "explain":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
     if a.command == "report":
         return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "noise":
+        return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "lab":
+        return cmd.run(a, out, err)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
-                       fail_on_regression=a.fail_on_regression)
+                       fail_on_regression=a.fail_on_regression, full_report=a.full_report)
     raise AssertionError(a.command)
 
 

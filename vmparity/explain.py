@@ -20,7 +20,7 @@ from .errors import InputError
 from .names import param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
-              "param-between", "param-above-key", "one-sided"}
+              "param-between", "param-above-key", "one-sided", "number-above", "verdict"}
 
 
 @dataclass
@@ -54,6 +54,9 @@ class Result:
     unexplained: list
     a: str
     b: str
+    missing: dict = field(default_factory=dict)  # absent fingerprint key -> what it would let explain check
+    within_noise: list = field(default_factory=list)  # significant rows no larger than the A/A control's
+    noise: object = None  # the noise.NoiseModel used, None when the run has no A/A control
 
 
 def load_rules(path=None):
@@ -186,17 +189,27 @@ def _matches(alt, f, A, B):
                 return False
         if cond == "one-sided" and bool(arg) != bool(f.side):
             return False
+        if cond == "number-above":
+            for key, limit in arg.items():
+                if not any((v := param_number(side.get(key))) is not None and v > limit for side in (A, B)):
+                    return False
+        if cond == "verdict" and f.verdict not in (arg if isinstance(arg, list) else [arg]):
+            return False
     return True
 
 
-def findings(table):
-    """Significant rows and rows present on one side only, per group and column."""
+def findings(table, within=None):
+    """Significant rows beyond noise and rows present on one side only, per group
+    and column; significant rows within noise go to `within` (a list) instead."""
     base = table.columns[0]
     out = {}
     for r in table.rows:
         for col in table.columns[1:]:
             d = r.deltas.get(col)
-            if d is not None and d.comparison.significant:
+            if d is not None and d.comparison.significant and d.within_noise:
+                if within is not None:
+                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+            elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
@@ -207,8 +220,8 @@ def findings(table):
 def explain(table, configs, rules):
     """configs: {(group, column): header dict}. Returns a Result."""
     base = table.columns[0]
-    explanations, unexplained = [], []
-    for (group, col), fs in findings(table).items():
+    explanations, unexplained, within = [], [], []
+    for (group, col), fs in findings(table, within).items():
         if (group, base) not in configs or (group, col) not in configs:
             continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
@@ -223,10 +236,14 @@ def explain(table, configs, rules):
                 rows = [f for f in fs if id(f) not in explained and any(_matches(alt, f, A, B) for alt in rule["when"])]
                 if not rows:
                     continue
+                e = _explanation(rule, group, *_side_names(base, col, A, B), A, B, rows)
+                if e is None:
+                    continue  # the rule needs a key one side lacks: it cannot say anything here
                 explained |= {id(f) for f in rows}
-                explanations.append(_explanation(rule, group, *_side_names(base, col, A, B), A, B, rows))
+                explanations.append(e)
         unexplained += [f for f in fs if id(f) not in explained]
-    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base)
+    return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base,
+                  within_noise=within, noise=table.noise[0] if table.noise else None)
 
 
 def _side_names(base, col, A, B):
@@ -241,8 +258,8 @@ def _explanation(rule, group, a, b, A, B, rows):
     try:
         cause = " ".join(rule["_cause"].render(ctx).split())
         fix = " ".join(rule["_fix"].render(ctx).split())
-    except jinja2.UndefinedError as e:
-        raise InputError(where, f"rule {rule['id']}: {e.message} (a header key the rule needs is missing)") from None
+    except jinja2.UndefinedError:
+        return None  # the rule needs a header key one side lacks: it says nothing here
     except jinja2.TemplateError as e:
         raise InputError(where, f"rule {rule['id']}: template error: {e}") from None
     except (TypeError, ValueError, ArithmeticError, LookupError) as e:
@@ -252,3 +269,19 @@ def _explanation(rule, group, a, b, A, B, rows):
     keys = rule.get("evidence", [])
     evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
     return Explanation(rule, group, a, b, cause, fix, evidence, rows)
+
+
+def missing_keys(configs, rules, required):
+    """{key: [rule titles]}: fingerprint keys absent from a side, and what they would let explain check."""
+    absent = [k for k in required if any(k not in cfg for cfg in configs.values())]
+    out = {}
+    for k in absent:
+        uses = []
+        for r in rules:
+            keys = set(r.get("evidence", []))
+            for alt in r["when"]:
+                keys |= set(alt.get("differs", []))
+            if k in keys or k in r["cause"] or k in r["fix"]:
+                uses.append(r["title"])
+        out[k] = uses
+    return out

@@ -56,11 +56,16 @@ def load(operand, results_dir=None, require_fingerprint=False):
 
 def load_all(operands, results_dir=None, require_fingerprint=False):
     inputs = [load(o, results_dir, require_fingerprint) for o in operands]
-    seen = {}
+    counts = {}
     for inp in inputs:
-        if inp.label in seen:
+        counts[inp.label] = counts.get(inp.label, 0) + 1
+    for inp in inputs:
+        if counts[inp.label] > 1:
             inp.label = str(inp.path)  # two operands with one name: show full paths
-    for inp in inputs:
+    seen = {}
+    for i, inp in enumerate(inputs, 1):
+        if inp.label in seen:  # the same path twice: number them so neither column hides the other
+            inp.label = f"{inp.label} #{i}"
         seen[inp.label] = inp
     return inputs
 

@@ -55,19 +55,32 @@ def param_number(value):
     return number if math.isfinite(number) else None
 
 
-AA_CONTROL = "metal-aa"
+METAL = "metal"
+AA_CONTROL = "metal-aa"  # the host's metal measured a second time in every round
 
 
 def is_aa_control(target):
-    """The A/A control: the host's metal measured a second time under another
-    name, `metal-aa` (`metal-aa-<host>` on a rack), to show the run's noise."""
+    """The A/A control pass: `metal-aa`, `metal-aa-<host>` on a rack."""
     return target == AA_CONTROL or target.startswith(AA_CONTROL + "-")
 
 
 def is_lab_metal(target):
     """The lab names the host's own target `metal` (`metal-<host>` on a rack), even
-    when the host is itself a VM or a container, as a CI runner often is.
+    when the host is itself a VM or a container, as a CI runner often is. The
+    A/A control pass (`metal-aa…`) is not the reference; it measures its noise,
+    which is why a rack host cannot be called `aa` or `aa-…`."""
+    return (target == METAL or target.startswith(METAL + "-")) and not is_aa_control(target)
 
-    The A/A control is metal too, but never the reference: a rack host cannot
-    be called `aa` or `aa-…`, because its metal would read as the control."""
-    return target == "metal" or (target.startswith("metal-") and not is_aa_control(target))
+
+def host_suffix(target):
+    """The `-<host>` a rack appends to every target of one host: what the lab's
+    metal (or its A/A pass) carries after its base name ("" on a single host)."""
+    for base in (AA_CONTROL, METAL):
+        if target == base or target.startswith(base + "-"):
+            return target[len(base):]
+    return None
+
+
+def aa_control_of(metal_target):
+    """The A/A control's name for a lab metal target: metal -> metal-aa, metal-rack01 -> metal-aa-rack01."""
+    return AA_CONTROL + metal_target[len(METAL):]

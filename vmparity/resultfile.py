@@ -1,284 +1,351 @@
-"""Strict parser for vmparity result files (the Go benchmark format + header).
+"""Reader for the Go benchmark format, as golang.org/x/perf/benchfmt reads it.
 
-The format is golang proposal 14313 as docs/formats.md narrows it: a header of
-`key: value` configuration lines (and `Unit <unit> better=…` lines), then
-`Benchmark<name> <iterations> <value> <unit> [<value> <unit>]…` lines.
-Unlike Go's lenient reader this one rejects anything it does not understand,
-naming the file, the line and what was expected, because a silently skipped
-line would silently change a verdict.
+Golang proposal 14313: `key: value` configuration lines, `Unit <unit>
+key=value…` metadata lines and `Benchmark<name> <iterations> <value> <unit>
+[<value> <unit>]…` result lines. Everything else (`PASS`, `ok pkg 1.2s`,
+`# comments`, test logs) is skipped, as benchstat skips it. A configuration
+line applies to the results after it; when a key changes after results were
+read, the results that follow belong to a new configuration (a new Section),
+which is how benchstat splits tables by `note: before` / `note: after`.
 
-The loop is written for speed (100,000 lines in well under a second): plain
-str methods, no regular expression on result lines.
+What is refused, naming the file and line: a malformed `Benchmark` line
+(benchstat warns and drops it; here it would silently change a verdict), a
+malformed `Unit` line, a value that is not a finite number, a line longer
+than benchstat's scanner reads (64 KiB), a file that is not a regular file or
+is larger than the size limit. The stricter checks of a lab result file
+(fingerprint keys, one configuration) are in labcheck.py.
+
+Memory: values are kept as packed doubles (8 bytes each, one array per
+benchmark and unit) while the file is streamed line by line, so a file
+costs little more than its number of values times 8 bytes plus one name per
+distinct benchmark.
 """
 
 import math
+import os
 import re
+import stat
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .errors import InputError
-from .formatspec import known_units, required_keys
+from .formatspec import known_units
 
-# Go's rule for a configuration key: starts with a lower-case letter and holds
-# no space and no upper-case letter.
-CONFIG_RE = re.compile(r"([a-z][^\sA-Z:]*):(?:\s+(.*?))?\s*$")
+# The default size limit fits the largest lab run (well under 1 MB per
+# file) by a factor of hundreds; override with $VMPARITY_MAX_FILE_BYTES.
+DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024  # bufio.Scanner's default token limit, which benchstat uses
 UNIT_KEYS = {"better": ("higher", "lower"), "assume": ("nothing", "exact")}
+MAX_SKIPPED_KEPT = 20  # skipped lines remembered for `vmparity check`'s messages
+
+# strconv.ParseFloat's decimal, special and hexadecimal forms (no underscores
+# without a base prefix, ASCII only); used only when Python's float() accepts
+# something Go's parser might not.
+GO_FLOAT = re.compile(
+    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan"
+    rb"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)",
+    re.IGNORECASE,
+)
+PLAIN_NUMBER_CHARS = b"0123456789.eE+-"
+INT64_MAX = 2**63 - 1
 
 
 @dataclass
 class Benchmark:
-    """All repetitions of one benchmark name in one file."""
+    """All repetitions of one benchmark name in one configuration of a file."""
 
     name: str
     units: tuple
     values: list  # one float array per unit, same order as `units`
-    line: int  # first line it appeared on, for messages (None from the bulk pass)
+    line: int  # first line it appeared on, for messages
+
+
+@dataclass
+class Section:
+    """The results read under one configuration."""
+
+    config: dict
+    benchmarks: dict = field(default_factory=dict)  # name -> Benchmark, file order
+    first_line: int = 0
 
 
 @dataclass
 class ResultFile:
     path: str
-    config: dict = field(default_factory=dict)
-    config_lines: dict = field(default_factory=dict)
+    sections: list = field(default_factory=list)
+    config: dict = field(default_factory=dict)  # the first section's configuration
+    config_lines: dict = field(default_factory=dict)  # key -> line it was first set on
     declared_units: dict = field(default_factory=dict)  # unit -> higher is better
-    benchmarks: dict = field(default_factory=dict)  # name -> Benchmark, file order
+    assume: dict = field(default_factory=dict)  # unit -> nothing | exact
     first_result_line: int = 0
+    config_change_line: int = None  # first line that changed a key after results
+    config_change_key: str = None
+    skipped: list = field(default_factory=list)  # (line, text) of skipped non-blank lines
+    nonpositive_iterations_line: int = None
 
     @property
     def target(self):
         return self.config.get("target", Path(self.path).stem)
 
-    def higher_is_better(self, unit):
-        if unit in self.declared_units:
-            return self.declared_units[unit]
-        return known_units().get(unit, False)
+    @property
+    def benchmarks(self):
+        """Every benchmark of the file; with several configurations, their samples pooled."""
+        if len(self.sections) == 1:
+            return self.sections[0].benchmarks
+        merged = {}
+        for sec in self.sections:
+            for name, b in sec.benchmarks.items():
+                have = merged.get(name)
+                if have is None:
+                    merged[name] = b
+                    continue
+                units = list(have.units) + [u for u in b.units if u not in have.units]
+                values = []
+                for u in units:
+                    parts = [x.values[x.units.index(u)] for x in (have, b) if u in x.units]
+                    values.append(np.concatenate(parts))
+                merged[name] = Benchmark(name, tuple(units), values, have.line)
+        return merged
 
     def require_fingerprint(self, keys=None):
-        """Raise InputError naming every required header key that is missing."""
-        missing = [k for k in (keys or required_keys()) if k not in self.config]
-        if missing:
-            raise InputError(
-                self.path,
-                "fingerprint is missing required key(s) "
-                + ", ".join(missing)
-                + " (expected `key: value` lines in the header, see docs/formats.md)",
-                line=self.first_result_line or None,
-            )
-        return self
+        """The lab file check (labcheck.check): raises InputError, returns self."""
+        from .labcheck import check
+
+        return check(self, keys)
+
+    def higher_is_better(self, unit):
+        """True, False, or None when neither a Unit line nor format.yaml says."""
+        if unit in self.declared_units:
+            return self.declared_units[unit]
+        return known_units().get(unit)
 
 
-def parse_file(path):
+def max_file_bytes():
+    raw = os.environ.get("VMPARITY_MAX_FILE_BYTES")
+    if raw is None:
+        return DEFAULT_MAX_FILE_BYTES
+    if not raw.isascii() or not raw.isdigit() or int(raw) <= 0:
+        raise InputError("VMPARITY_MAX_FILE_BYTES", f"{raw!r}: expected a positive number of bytes")
+    return int(raw)
+
+
+def parse_file(path, max_bytes=None):
+    """Read one result file; raise InputError on the first problem."""
     path = Path(path)
+    limit = max_bytes or max_file_bytes()
     try:
-        text = path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat
+        # below then refuses it (and devices such as /dev/zero).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise InputError(path, "no such result file") from None
     except IsADirectoryError:
         raise InputError(path, "is a directory, expected a result file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    return parse_text(text, str(path))
+    except OSError as e:
+        raise InputError(path, f"cannot open: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(path, "is a directory, expected a result file")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(path, "is not a regular file (a FIFO, socket or device); expected a result file")
+        if st.st_size > limit:
+            raise InputError(path, f"is {st.st_size} bytes, over the limit of {limit} bytes "
+                                   "(set VMPARITY_MAX_FILE_BYTES to raise it)")
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        return _parse_lines(f, str(path), limit)
 
 
 def parse_text(text, path="<input>"):
-    """Parse one result file's text; raise InputError on the first problem.
-
-    A bulk pass (list comprehensions, one numpy conversion) handles a valid
-    file; when it meets anything doubtful it gives up and the line-by-line
-    pass runs, which names the first bad line exactly.
-    """
-    lines = text.splitlines()
-    return _parse_fast(lines, path) or _parse_strict(lines, text, path)
+    """Parse a result file's text (tests and generated data)."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    return _parse_lines(data.split(b"\n") if data else [], path, None, split=True)
 
 
-def _parse_fast(lines, path):
+def _parse_lines(lines, path, limit, split=False):
+    """The streaming loop. `lines` yields bytes, each with its b"\\n" unless split."""
     rf = ResultFile(path=path)
-    first = next((i for i, ln in enumerate(lines) if ln.startswith("Benchmark")), None)
-    if first is None:
-        return None
-    rf.first_result_line = first + 1
-    try:
-        for i, line in enumerate(lines):
-            if not line.startswith("Benchmark"):
-                if i > first and line.startswith("Unit "):
-                    return None  # a unit declared after use: let the strict pass judge it
-                _header_line(rf, line, i + 1, path)
-    except InputError:
-        return None
-    rows = [ln.split() for ln in lines if ln.startswith("Benchmark")]
-    if any(n < 4 or n % 2 for n in set(map(len, rows))):
-        return None
-    iterations = set(r[1] for r in rows)
-    if not all(map(str.isdigit, iterations)) or any(not it.strip("0") for it in iterations):
-        return None
-    by_name = {}
-    for r in rows:
-        by_name.setdefault(r[0], []).append(r)
-    units_ok = known_units()
-    shapes = {}
-    for name, rs in by_name.items():
-        units = rs[0][3::2]
-        if len(set(units)) != len(units) or any(r[3::2] != units for r in rs):
-            return None
-        if any(u not in units_ok and u not in rf.declared_units for u in units):
-            return None
-        rf.benchmarks[name] = Benchmark(name, tuple(units), [], None)
-        shapes.setdefault((len(rs), len(rs[0])), []).append(name)
-    for (count, width), names in shapes.items():
-        try:  # Python's float() on the flat list beats numpy's string parsing
-            flat = [float(x) for n in names for r in by_name[n] for x in r[2::2]]
-        except ValueError:
-            return None
-        arr = np.array(flat).reshape(len(names), count, width // 2 - 1)
-        if not (np.isfinite(arr).all() and (arr >= 0).all()):
-            return None
-        for name, block in zip(names, arr):
-            rf.benchmarks[name].values = list(block.T)
-    return rf
-
-
-def _parse_strict(lines, text, path):
-    rf = ResultFile(path=path)
-    units_ok = known_units()
-    benchmarks = rf.benchmarks
-    for lineno, line in enumerate(lines, 1):
-        if line.startswith("Benchmark"):
-            fields = line.split()
+    cfg = {}
+    sections = {}  # frozenset of config items -> Section
+    bench_vals = None  # the current section's {name bytes: {unit bytes: array}}
+    bench_line = None  # the current section's {name bytes: first line}
+    raw_sections = []  # (Section, bench_vals, bench_line) in file order
+    cfg_changed = True
+    lineno = 0
+    total = 0
+    for raw in lines:
+        lineno += 1
+        total += len(raw)
+        if limit is not None and total > limit:
+            raise InputError(path, f"grew past the limit of {limit} bytes while being read", lineno)
+        if len(raw) > MAX_LINE_BYTES:
+            raise InputError(path, f"line longer than {MAX_LINE_BYTES} bytes (benchstat's limit too)", lineno)
+        if not split:
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if raw.startswith(b"Benchmark"):
+            fields = raw[9:].split()
+            if raw[9:10].isspace():
+                fields.insert(0, b"")  # benchfmt reads an empty name here, not the next field
             n = len(fields)
-            if n < 4 or n % 2 or not fields[1].isdigit() or not fields[1].strip("0"):
-                _bad_result_line(fields, path, lineno)
+            if n < 2:
+                if n == 1 and len(fields[0]) == len(raw) - 9:
+                    # a bare name (`go test -v` prints one before the result): skipped
+                    if len(rf.skipped) < MAX_SKIPPED_KEPT:
+                        rf.skipped.append((lineno, raw[:60].decode("utf-8", "replace")))
+                    continue
+                _syntax(path, lineno, "missing iteration count", "`Benchmark<name> <iterations> <value> <unit>…`")
+            it = fields[1]
+            if not (it.isdigit() and len(it) < 19) or it[0] == 48:
+                _iterations(rf, it, path, lineno)
+            if n < 3:
+                _syntax(path, lineno, "missing measurements", "`<value> <unit>` pairs after the iteration count")
+            if n % 2:
+                _syntax(path, lineno, f"missing units: value {fields[-1].decode(errors='replace')!r} has no unit",
+                        "`<value> <unit>` pairs after the iteration count")
+            if cfg_changed:
+                key = frozenset(cfg.items())
+                entry = sections.get(key)
+                if entry is None:
+                    entry = sections[key] = (Section(dict(cfg), first_line=lineno), {}, {})
+                    raw_sections.append(entry)
+                    if not rf.first_result_line:
+                        rf.first_result_line = lineno
+                _, bench_vals, bench_line = entry
+                cfg_changed = False
             name = fields[0]
-            units = fields[3::2]
-            bench = benchmarks.get(name)
-            if bench is None:
-                _check_units(rf, name, units, units_ok, path, lineno)
-                bench = benchmarks[name] = Benchmark(name, tuple(units), [], lineno)
-                bench._units_list, bench._rows, bench._lines = units, [], []
-                if not rf.first_result_line:
-                    rf.first_result_line = lineno
-            elif bench._units_list != units:
-                raise InputError(
-                    path,
-                    f"mixed units for {name}: {' '.join(units)} here, but "
-                    f"{' '.join(bench.units)} at line {bench.line}; expected the same units on every line",
-                    lineno,
-                )
-            bench._rows.append(fields[2::2])
-            bench._lines.append(lineno)
-        else:
-            _header_line(rf, line, lineno, path)
-    if not benchmarks:
-        what = "empty file" if not text.strip() else "only a header"
-        raise InputError(path, f"{what}: expected at least one `Benchmark…` result line")
-    _convert_values(list(benchmarks.values()), path)
+            per_unit = bench_vals.get(name)
+            if per_unit is None:
+                per_unit = bench_vals[name] = {}
+                bench_line[name] = lineno
+            for i in range(2, n, 2):
+                f = fields[i]
+                try:
+                    v = float(f)
+                except ValueError:
+                    v = _go_float(f, path, lineno)
+                if v - v or f.translate(None, PLAIN_NUMBER_CHARS):
+                    v = _checked_float(f, v, path, lineno)
+                u = fields[i + 1]
+                arr = per_unit.get(u)
+                if arr is None:
+                    arr = per_unit[u] = array("d")
+                arr.append(v)
+            continue
+        if not raw:
+            continue
+        c = raw[0]
+        if c == 85 and raw.startswith(b"Unit") and (len(raw) == 4 or raw[4] in b" \t\v\f"):  # 85 = "U"
+            _unit_line(rf, raw, path, lineno)
+            continue
+        if 97 <= c <= 122 or c >= 128:  # a lower-case letter (or non-ASCII) may start a key
+            kv = _config_line(raw)
+            if kv is not None:
+                key, value = kv
+                if cfg.get(key) != value:
+                    cfg[key] = value
+                    cfg_changed = True
+                    if rf.first_result_line and rf.config_change_line is None:
+                        rf.config_change_line, rf.config_change_key = lineno, key
+                rf.config_lines.setdefault(key, lineno)
+                continue
+        if c != 35 and not raw.isspace() and len(rf.skipped) < MAX_SKIPPED_KEPT:  # 35 = "#"
+            rf.skipped.append((lineno, raw[:60].decode("utf-8", "replace")))
+    if not raw_sections:
+        what = "empty file" if lineno == 0 or total == 0 else "no `Benchmark…` result lines"
+        raise InputError(path, f"{what}: expected at least one `Benchmark<name> <iterations> <value> <unit>` line")
+    for sec, bv, bl in raw_sections:
+        for name, per_unit in bv.items():
+            try:
+                text = "Benchmark" + name.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(path, "benchmark name is not UTF-8 text", bl[name]) from None
+            units = tuple(u.decode("utf-8", "replace") for u in per_unit)
+            values = [np.frombuffer(a, dtype=float) for a in per_unit.values()]
+            sec.benchmarks[text] = Benchmark(text, units, values, bl[name])
+    rf.sections = [s for s, _, _ in raw_sections]
+    rf.config = rf.sections[0].config
     return rf
 
 
-def _header_line(rf, line, lineno, path):
-    """A configuration, `Unit`, comment or blank line."""
-    if not line or line.isspace() or line.startswith("#"):
-        return  # blank and `#` comment lines (benchrun hoists programs' comments)
-    if line.startswith("Unit "):
-        _parse_unit_line(rf, line, path, lineno)
-        return
-    m = CONFIG_RE.match(line)
-    if m is None:
-        raise InputError(
-            path,
-            f"cannot read {line[:60]!r}: expected a `key: value` configuration line, "
-            "a `Unit <unit> better=higher|lower` line or a `Benchmark…` result line",
-            lineno,
-        )
-    key, value = m.group(1), m.group(2) or ""
-    if rf.first_result_line and lineno > rf.first_result_line and rf.config.get(key) != value:
-        raise InputError(
-            path,
-            f"configuration key {key!r} changes after the first result line "
-            f"(line {rf.first_result_line}); expected every configuration line in the header",
-            lineno,
-        )
-    rf.config[key] = value
-    rf.config_lines[key] = lineno
+def _syntax(path, lineno, what, expected):
+    raise InputError(path, f"{what}; expected {expected}", lineno)
 
 
-def _convert_values(benches, path):
-    """Turn the collected value strings into one float array per unit.
-
-    Benchmarks with the same shape (repetitions x units) are converted in one
-    numpy call: converting per benchmark costs more than the whole parse.
-    """
-    groups = {}
-    for b in benches:
-        groups.setdefault((len(b._rows), len(b.units)), []).append(b)
-    for group in groups.values():
-        try:
-            arr = np.array([b._rows for b in group], dtype=float)
-            ok = bool(np.isfinite(arr).all() and (arr >= 0).all())
-        except ValueError:
-            ok = False
-        if not ok:
-            for b in group:
-                _find_bad_value(b, path)
-        for b, block in zip(group, arr):
-            b.values = list(block.T)
-            del b._rows, b._lines, b._units_list
+def _iterations(rf, it, path, lineno):
+    """Go's strconv.Atoi: optional sign, ASCII digits, 64-bit range."""
+    digits = it[1:] if it[:1] in (b"+", b"-") else it
+    text = it.decode("utf-8", "replace")
+    if not digits or not digits.isdigit():
+        raise InputError(path, f"iteration count {text!r}: expected an integer of ASCII digits", lineno)
+    if int(digits) > INT64_MAX + (it[:1] == b"-"):
+        raise InputError(path, f"iteration count {text[:30]!r}: out of the 64-bit range benchstat reads", lineno)
+    if (int(digits) == 0 or it[:1] == b"-") and rf.nonpositive_iterations_line is None:
+        rf.nonpositive_iterations_line = lineno
 
 
-def _find_bad_value(bench, path):
-    """Slow path, only to name the first bad value and its line."""
-    for raw_row, lineno in zip(bench._rows, bench._lines):
-        for unit, raw in zip(bench.units, raw_row):
-            try:
-                v = float(raw)
-            except ValueError:
-                raise InputError(path, f"value {raw!r} for {unit} of {bench.name}: expected a number", lineno) from None
-            if not math.isfinite(v) or v < 0:
-                raise InputError(
-                    path, f"value {raw} for {unit} of {bench.name}: expected a finite, non-negative number", lineno
-                )
+def _go_float(f, path, lineno):
+    """A value Python's float() refused: Go also reads hexadecimal floats."""
+    if GO_FLOAT.fullmatch(f) and b"x" in f.lower():
+        return float.fromhex(f.decode())
+    _bad_value(f, path, lineno)
 
 
-def _bad_result_line(fields, path, lineno):
-    n = len(fields)
-    if n < 4:
-        raise InputError(
-            path, f"truncated result line: expected `<name> <iterations> <value> <unit>`, got {n} field(s)", lineno
-        )
-    if n % 2:
-        raise InputError(
-            path,
-            f"odd number of fields ({n}): value {fields[-1]!r} has no unit; "
-            "expected `<name> <iterations>` followed by `<value> <unit>` pairs",
-            lineno,
-        )
-    raise InputError(path, f"iterations {fields[1]!r} of {fields[0]}: expected a positive integer", lineno)
+def _checked_float(f, v, path, lineno):
+    if not GO_FLOAT.fullmatch(f):
+        _bad_value(f, path, lineno)
+    if not math.isfinite(v):
+        raise InputError(path, f"value {f.decode()!r}: expected a finite number", lineno)
+    return v
 
 
-def _check_units(rf, name, units, units_ok, path, lineno):
-    for unit in units:
-        if unit not in units_ok and unit not in rf.declared_units:
-            raise InputError(
-                path,
-                f"unknown unit {unit!r} in {name}: expected one of "
-                + ", ".join(sorted(units_ok))
-                + " or a unit declared by a `Unit <unit> better=higher|lower` line",
-                lineno,
-            )
-    if len(set(units)) != len(units):
-        raise InputError(path, f"{name} reports a unit twice: {' '.join(units)}", lineno)
+def _bad_value(f, path, lineno):
+    raise InputError(path, f"value {f[:30].decode('utf-8', 'replace')!r}: expected a number "
+                           "(ASCII digits, as Go's strconv.ParseFloat reads them)", lineno)
 
 
-def _parse_unit_line(rf, line, path, lineno):
-    fields = line.split()
-    if len(fields) < 3:
-        raise InputError(path, "expected `Unit <unit> key=value…` (e.g. `Unit B/s better=higher`)", lineno)
+def _config_line(raw):
+    """benchfmt's rule: a key starts with a lower-case letter and holds no space
+    or upper-case letter up to the first `:`, which ends the line or is
+    followed by a space or tab. Returns (key, value) or None."""
+    colon = raw.find(b":")
+    if colon <= 0:
+        return None
+    try:
+        key = raw[:colon].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not key[0].islower() or any(ch.isspace() or ch.isupper() for ch in key):
+        return None
+    rest = raw[colon + 1:]
+    if rest and rest[0] not in (32, 9):
+        return None
+    # benchfmt keeps the value as it is after the leading blanks; an empty
+    # value is stored as "" (benchfmt deletes the key, and projections read
+    # a missing key as "" too).
+    return key, rest.lstrip(b" \t").decode("utf-8", "replace")
+
+
+def _unit_line(rf, raw, path, lineno):
+    fields = raw.decode("utf-8", "replace").split()
+    if len(fields) < 2:
+        raise InputError(path, "missing unit; expected `Unit <unit> key=value…` (e.g. `Unit B/s better=higher`)", lineno)
     unit = fields[1]
     for kv in fields[2:]:
         key, sep, value = kv.partition("=")
         allowed = UNIT_KEYS.get(key)
-        if not sep or allowed is None or value not in allowed:
+        if not sep or not key:
+            raise InputError(path, f"unit metadata {kv!r}: expected key=value", lineno)
+        if allowed is not None and value not in allowed:
             raise InputError(
                 path,
                 f"unit metadata {kv!r}: expected one of "
@@ -287,4 +354,5 @@ def _parse_unit_line(rf, line, path, lineno):
             )
         if key == "better":
             rf.declared_units[unit] = value == "higher"
-    rf.declared_units.setdefault(unit, known_units().get(unit, False))
+        elif key == "assume":
+            rf.assume[unit] = value

@@ -173,6 +173,23 @@ def compare_many(pairs, alpha=DEFAULT_ALPHA):
     return out
 
 
+def summarize_exact(values):
+    """benchmath.AssumeExact (a `Unit <unit> assume=exact` line): the most common
+    value, the range as its interval, a warning when the values vary."""
+    vals = np.sort(np.asarray(values, dtype=float))
+    uniq, counts = np.unique(vals, return_counts=True)
+    mode = float(uniq[int(np.argmax(counts))])
+    s = Summary(mode, float(vals[0]), float(vals[-1]), len(vals))
+    if len(uniq) > 1:
+        s.warnings.append(f"exact distribution expected, but values range from {vals[0]:g} to {vals[-1]:g}")
+    return s
+
+
+def compare_exact(x, y, alpha=DEFAULT_ALPHA):
+    """Under assume=exact any difference is real: benchmath reports p = 0."""
+    return Comparison(0.0, len(x), len(y), alpha)
+
+
 def pct_change(old, new):
     """Relative change in percent, new against old (None when old is 0)."""
     if old == new:

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
-from .names import is_lab_metal
+from . import noise, stats
+from .layout import Layout
+from .names import is_aa_control, is_lab_metal
 
 
 
@@ -21,6 +22,7 @@ class Delta:
     comparison: stats.Comparison
     pct: float  # None when the baseline is 0
     verdict: str  # better | worse | ~ | same | ?
+    within_noise: bool = False  # significant, but no larger than the run's A/A control shows
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Table:
     by: str = None
     labels: dict = field(default_factory=dict)  # what each input operand was
     configs: dict = field(default_factory=dict)  # (group, column) -> header
+    noise: list = field(default_factory=list)  # noise.NoiseModel per A/A pair among the columns
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
@@ -69,32 +72,41 @@ class Table:
         return out
 
 
-def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None):
-    """Build a Table from loaded Inputs (see inputs.py)."""
+def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
+          col=None, row=None, filter=None):
+    """Build a Table from loaded Inputs (see inputs.py).
+
+    col, row and filter are benchstat's -col, -row and -filter (strings);
+    `by=KEY` is `col=KEY`, kept for the callers that say by="target".
+    """
+    col_spec = col or by
+    layout = Layout(inputs, col_spec, row, filter)
     pool = {}  # (group, name, unit) -> {column: [values]}
     direction = {}
     columns = []
     kinds = {}
     configs = {}  # (group, column) -> the header of the (first) file behind it, for explain
-    pivot_runs = by is None and any(inp.is_run and len(inp.files) > 1 for inp in inputs)
-    for inp in inputs:
-        for rf in inp.files:
-            if by is None:
-                col = inp.label
-                group = rf.target if pivot_runs else ""
-            else:
-                col = rf.config.get(by, f"{by}=?")
-                group = inp.label if len(inputs) > 1 else ""
-            if col not in columns:
-                columns.append(col)
-                kinds[col] = rf.config.get("target-kind", "")
-            configs.setdefault((group, col), rf.config)
-            for bench in rf.benchmarks.values():
-                for unit, values in zip(bench.units, bench.values):
-                    key = (group, bench.name, unit)
-                    pool.setdefault(key, {}).setdefault(col, []).append(values)
-                    direction.setdefault(unit, rf.higher_is_better(unit))
-    if by == "target":
+    assume = {}
+    for inp, rf, sec, group, column, bench, name in layout.results():
+        if column not in columns:
+            columns.append(column)
+            kinds[column] = rf.config.get("target-kind", "")
+        configs.setdefault((group, column), sec.config)
+        for unit, values in zip(bench.units, bench.values):
+            if layout.filter is not None and not layout.filter.match(inp.label, sec.config, bench.name, unit):
+                continue
+            key = (group, name, unit)
+            pool.setdefault(key, {}).setdefault(column, []).append(values)
+            direction.setdefault(unit, rf.higher_is_better(unit))
+            if unit in rf.assume:
+                assume.setdefault(unit, rf.assume[unit])
+    if not pool:
+        from .errors import InputError
+
+        raise InputError("--filter" if filter else "compare", "no benchmark results to compare"
+                         + (f" match {filter!r}" if filter else ""))
+    columns = layout.order_columns(columns)
+    if col_spec == "target":
         columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
         if baseline not in columns:
@@ -105,10 +117,13 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         columns.insert(0, baseline)
 
     # Rows: group, then unit (first appearance), then benchmark (first appearance).
-    unit_order = {}
-    for (_, _, unit) in pool:
+    unit_order, group_order = {}, {}
+    for (group, _, unit) in pool:
         unit_order.setdefault(unit, len(unit_order))
-    keys = sorted(pool, key=lambda k: (k[0], unit_order[k[2]]))  # stable: keeps name order
+        group_order.setdefault(group, len(group_order))
+    if layout.pivot_runs:
+        group_order = {g: i for i, g in enumerate(sorted(group_order))}  # targets by name
+    keys = sorted(pool, key=lambda k: (group_order[k[0]], unit_order[k[2]]))  # stable: keeps name order
 
     for cells in pool.values():  # several files in one column: pool their samples
         for col, parts in cells.items():
@@ -120,6 +135,9 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                 samples.append(pool[key][col])
                 where.append((ki, col))
     summaries = stats.summarize_many(samples, confidence)
+    for i, (ki, _) in enumerate(where):
+        if assume.get(keys[ki][2]) == "exact":
+            summaries[i] = stats.summarize_exact(samples[i])
     rows = [Row(k[0], k[1], k[2], direction[k[2]], {}) for k in keys]
     for (ki, col), s in zip(where, summaries):
         rows[ki].cells[col] = s
@@ -135,27 +153,44 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                 pair_where.append((ki, col))
     for (ki, col), cmp in zip(pair_where, stats.compare_many(pairs, alpha)):
         row = rows[ki]
+        if assume.get(row.unit) == "exact":
+            cmp = stats.compare_exact(pool[keys[ki]][base], pool[keys[ki]][col], alpha)
         old, new = row.cells[base].center, row.cells[col].center
         pct = stats.pct_change(old, new)
         row.deltas[col] = Delta(cmp, pct, _verdict(cmp, pct, row.higher_better))
 
-    table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, by)
+    table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, col_spec)
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
+    if col_spec == "target":
+        apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     return table
 
 
 def baseline_rank(target, kind):
     """Which column is the reference when none is asked for (lower comes first).
 
-    The lab's own metal by name (`metal`, `metal-<host>`), then any target whose
-    file says `target-kind: metal`, then the rest. The name wins because the
-    lab chose it; a kind is only what one file claims about itself, and a file
-    that claims metal must not displace the lab's metal by sorting first.
+    The lab's own metal by name (`metal`, `metal-<host>`), then its A/A control
+    (which measures the noise of comparisons with that metal), then any target
+    whose file says `target-kind: metal`, then the rest. The name wins because
+    the lab chose it; a kind is only what one file claims about itself, and a
+    file that claims metal must not displace the lab's metal by sorting first.
     """
     if is_lab_metal(target):
         return 0
-    return 1 if kind == "metal" else 2
+    if is_aa_control(target):
+        return 1
+    return 2 if kind == "metal" else 3
+
+
+def apply_noise(table, models):
+    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
+    table.noise = [m for m in models if m.rows]
+    for m in table.noise:
+        for r in table.rows:
+            for col, d in r.deltas.items():
+                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d):
+                    d.within_noise = True
 
 
 def _verdict(cmp, pct, higher_better):
@@ -165,6 +200,8 @@ def _verdict(cmp, pct, higher_better):
         return "?"
     if pct == 0:
         return "same"
+    if higher_better is None:
+        return "changed"  # a unit of unknown direction: a `Unit <unit> better=…` line would say which
     return "better" if (pct > 0) == higher_better else "worse"
 
 
@@ -191,6 +228,6 @@ def regressions_over(table, threshold_pct):
     """Significant changes in the worse direction larger than threshold_pct."""
     out = []
     for r, col, d in table.significant():
-        if d.verdict == "worse" and d.pct is not None and abs(d.pct) > threshold_pct:
+        if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:
             out.append((r, col, d))
     return out

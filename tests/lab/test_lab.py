@@ -123,10 +123,11 @@ def test_lab_up_starts_every_guest_and_container(lab):
 
 
 def test_smoke_profile_runs_and_is_collected_everywhere(lab):
-    run = lab.playbook("bench.yml", bench_profile="smoke", bench_run_id=RUN_ID)
+    # smoke profile, two rounds: every target twice, interleaved, with the A/A control
+    run = lab.playbook("bench.yml", bench_profile="smoke", bench_count="2", bench_run_id=RUN_ID)
     assert run.rc == 0, run.output[-5000:]
     run_dir = lab.results_dir / "runs" / RUN_ID
-    expected = {"metal"} | {f"guest-{v}" for v in variants_expected()} \
+    expected = {"metal", "metal-aa"} | {f"guest-{v}" for v in variants_expected()} \
         | {f"container-{v}" for v in container_variants()}
     assert {p.stem for p in run_dir.glob("*.txt")} == expected
     for target in expected:
@@ -142,6 +143,31 @@ def test_smoke_profile_runs_and_is_collected_everywhere(lab):
     assert "overrides detection" not in metal["target-kind-evidence"]
     for v in container_variants():
         assert header(run_dir / f"container-{v}.txt")["target-kind"] == "container"
+
+
+def test_rounds_interleave_targets_one_at_a_time_with_an_aa_control(lab):
+    run_dir = lab.results_dir / "runs" / RUN_ID
+    rec = json.loads((run_dir / "rounds.json").read_text())
+    (host, rounds), = rec["hosts"].items()
+    targets = {p.stem for p in run_dir.glob("*.txt")}
+    assert [r["round"] for r in rounds] == [1, 2] and all(set(r["order"]) == targets for r in rounds)
+    assert "loadavg" in rounds[0]["hygiene"] and "busy-processes" in rounds[0]["hygiene"]
+    spans = sorted((t["start"], t["end"]) for r in rounds for t in r["timings"].values())
+    assert len(spans) == 2 * len(targets)
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), "two targets ran at once"
+    for target in targets:
+        config = header(run_dir / f"{target}.txt")
+        assert config["count"] == "2" and config["rounds"].startswith("2 ")
+        # the thresholds glibc applied, read back per memcpy variant; min really is lower
+        assert int(config["memcpy-nt-threshold-min"], 16) < int(config["memcpy-nt-threshold-default"], 16)
+        assert config["memcpy-tunables-min"].endswith("=" + config["memcpy-nt-threshold-min"])
+    noise = subprocess.run([str(VENV_BIN / "vmparity"), "noise", str(run_dir)], capture_output=True, text=True)
+    assert noise.returncode == 0 and noise.stdout.startswith("A/A noise (metal-aa vs metal): "), noise
+    report = subprocess.run([str(VENV_BIN / "vmparity"), "report", str(run_dir), "--out", str(lab.results_dir / "rep")],
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    md = (lab.results_dir / "rep" / "report.md").read_text()
+    assert md.splitlines()[2].startswith("**Noise:** the A/A control (`metal` measured twice")
 
 
 def test_each_guest_fingerprint_shows_its_variant(lab):
@@ -189,6 +215,10 @@ def test_fabric_quick_fetches_a_result(lab):
 def test_lab_down_leaves_no_domain_overlay_or_container(lab):
     run = lab.playbook("lab-down.yml")
     assert run.rc == 0, run.output[-5000:]
+    again = lab.playbook("lab-down.yml")  # idempotent, even with the daemons it started now stopped
+    assert again.rc == 0, again.output[-5000:]
+    assert all(counts["changed"] == 0 for counts in again.recap().values()), again.recap()
+    assert "kept: " in again.output
     assert lab_domains(lab.prefix) == []
     assert not (lab.state_dir / "overlays").exists()
     client = docker.from_env()

@@ -7,6 +7,7 @@ from vmparity.repro.render import render_markdown
 from vmparity.repro.scenarios import load_scenarios
 from vmparity.repro.verdicts import (
     CANNOT_TELL,
+    INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
     judge_align,
@@ -58,9 +59,20 @@ def test_storefwd_on_tcg_cannot_tell_but_shows_numbers():
     assert v.status == CANNOT_TELL and "TCG" in v.reason and "300 vs 150" in v.here
 
 
-def test_single_sample_uses_the_ratio_and_says_so():
+def test_single_sample_is_inconclusive_and_says_so():
     v = judge_storefwd(SC["000"], target("metal", storefwd_rows(11.4, 5.6, 5.6, 5.0, n=1)))
-    assert v.status == REPRODUCED and "ratio only" in v.here
+    assert v.status == INCONCLUSIVE and "ratio only" in v.here and "straddles" in v.reason
+
+
+def test_an_effect_near_its_bar_is_inconclusive_not_a_coin_flip():
+    # seed 003 on this machine: ~4-6 % against a 5 % bar; whichever side the
+    # ratio of medians lands on, the verdict must be the same: inconclusive
+    for slow in (1.045, 1.055):
+        rows = {f"BenchmarkAlign/pad={p}": {"ns/iter": [(slow if p == 8 else 1.0) * (1 + 0.02 * ((i * 7 + p) % 5 - 2))
+                                                        for i in range(5)],
+                                            "insns/iter": [1000.0] * 5} for p in (0, 8)}
+        v = judge_align(SC["003"], target("metal", rows, **{"align-insn-source": "callgrind", "pmu": "no"}))
+        assert v.status == INCONCLUSIVE and "straddles the 1.05x bar" in v.reason, v
 
 
 def test_missing_benchmark_cannot_tell():
@@ -138,8 +150,18 @@ def memcpy_target(name, slow_sizes=(), nt_penalty=1.0, fixed=True):
 def test_memcpy_on_metal_judges_the_nt_store_penalty():
     v = judge_memcpy(SC["002"], memcpy_target("metal", nt_penalty=3.0), None)
     assert v.status == REPRODUCED and "nt-threshold 0x1800000" in v.here and "1048576 B" in v.here
+    assert "tunable=min applied 0x4041" in v.here
     v = judge_memcpy(SC["002"], memcpy_target("metal", nt_penalty=1.0), None)
     assert v.status == NOT_REPRODUCED
+
+
+def test_memcpy_min_that_glibc_ignored_cannot_tell():
+    t = memcpy_target("metal", nt_penalty=3.0)
+    t.config["memcpy-nt-threshold-min"] = t.config["nt-threshold"]  # glibc kept its default
+    v = judge_memcpy(SC["002"], t, None)
+    assert v.status == CANNOT_TELL and "did not lower the threshold" in v.reason
+    del t.config["memcpy-nt-threshold-min"]
+    assert judge_memcpy(SC["002"], t, None).status == CANNOT_TELL
 
 
 def test_memcpy_guest_with_lower_threshold_reproduces_and_tunable_closes_gap():

@@ -6,16 +6,25 @@ from ..render import FORMATS
 from ..render.escape import terminal
 
 
-def run(operands, out, err, by=None, fmt="table", alpha=0.05, confidence=0.95,
+def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=0.05, confidence=0.95,
         results_dir=None, fail_on_regression=None, baseline=None):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not 0 < alpha < 1:
         raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
-    t = table.build(loaded, by=by, alpha=alpha, confidence=confidence, baseline=baseline)
+    t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline)
     FORMATS[fmt](t, out)
+    note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)
+
+
+def note_unknown_directions(t, err):
+    """Units whose direction nobody declared are compared, not judged: say how to declare them."""
+    units = list(dict.fromkeys(r.unit for r in t.rows if r.higher_better is None))
+    if units:
+        err.write(f"vmparity: note: {', '.join(units)}: direction unknown, so changes are not called better or worse; "
+                  f"declare it in the file with a line such as `Unit {units[0]} better=higher` (or better=lower)\n")
 
 
 def gate(t, fail_on_regression, err):

@@ -1,17 +1,62 @@
-"""`vmparity explain A B`: the likely cause and fix of every significant difference."""
+"""`vmparity explain A B`: the likely cause and fix of every significant difference.
 
-from .. import explain, inputs, table
+Any pair of files can be explained: the rules use the fingerprint keys the
+files carry, and the output names the keys that are absent and what they
+would let vmparity check (a lab file has them all; `go test` output has
+goos, goarch, pkg and cpu).
+"""
+
+from pathlib import Path
+
+from .. import explain, inputs, noise, table
+from ..formatspec import required_keys
+from ..names import aa_control_of, is_lab_metal
 from ..render import explanation
+from ..resultfile import parse_file
 
 
 def analyse(base, head, alpha=0.05, results_dir=None, rules=None):
-    """Load both sides (fingerprints required), compare and explain; returns (table, result)."""
-    loaded = inputs.load_all([base, head], results_dir, require_fingerprint=True)
+    """Load both sides, compare and explain; returns (table, result)."""
+    loaded = inputs.load_all([base, head], results_dir)
     t = table.build(loaded, alpha=alpha)
-    return t, explain.explain(t, t.configs, explain.load_rules(rules))
+    model = sibling_noise(loaded[0], alpha)
+    if model is not None:
+        table.apply_noise(t, [model])
+    result = explain.explain(t, t.configs, explain.load_rules(rules))
+    result.missing = explain.missing_keys(t.configs, explain.load_rules(rules), required_keys())
+    return t, result
+
+
+def sibling_noise(base_input, alpha):
+    """When A is a lab metal file stored beside its A/A pass, that run's noise model."""
+    if base_input.is_run or len(base_input.files) != 1:
+        return None
+    rf = base_input.files[0]
+    if not is_lab_metal(rf.target):
+        return None
+    aa_path = Path(rf.path).with_name(f"{aa_control_of(rf.target)}.txt")
+    if not aa_path.is_file():
+        return None
+    aa = parse_file(aa_path)
+    pair = [inputs.Input(rf.target, Path(rf.path), [rf], False), inputs.Input(aa.target, aa_path, [aa], False)]
+    return noise.from_table(table.build(pair, alpha=alpha), rf.target, aa.target)
 
 
 def run(base, head, out, err, alpha=0.05, fmt="text", results_dir=None, rules=None):
+    if not 0 < alpha < 1:
+        from ..errors import InputError
+
+        raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     _, result = analyse(base, head, alpha, results_dir, rules)
     explanation.FORMATS[fmt](result, out)
+    if result.missing and fmt != "json":
+        out.write(missing_text(result.missing))
     return 0
+
+
+def missing_text(missing):
+    lines = ["", f"Absent fingerprint keys ({len(missing)}), so these causes could not be checked:"]
+    for k, uses in missing.items():
+        lines.append(f"  {k}: " + ("; ".join(uses) if uses else "recorded by the lab, not used by a rule"))
+    lines.append("Lab result files carry every key (`vmparity check FILE` lists what one lacks).")
+    return "\n".join(lines) + "\n"

@@ -15,7 +15,9 @@ import tempfile
 from pathlib import Path
 
 from .. import inputs
+from ..lab import rounds
 from ..errors import InputError
+from ..labcheck import check
 from ..resultfile import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -26,7 +28,7 @@ RUN_ID_MAX = 200
 MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 
 
-def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
+def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None):
     if not SAFE_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
     if len(run_id) > RUN_ID_MAX:
@@ -35,7 +37,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
         raise InputError("ingest", "expected at least one result file")
     parsed = []
     for f in files:
-        rf = parse_file(f).require_fingerprint()
+        rf = check(parse_file(f))
         if not SAFE_NAME.match(rf.target) or len(rf.target) > RUN_ID_MAX:
             raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_' "
                                 f"or '-', at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
@@ -44,6 +46,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
         parsed.append(rf)
     inputs.check_unique_targets(parsed)
     manifest_text = _read_manifest(manifest) if manifest else None
+    rounds_text = _read_rounds(rounds_record) if rounds_record else None
     _check_binaries(parsed, manifest, manifest_text, err)
 
     runs = inputs.runs_dir(results_dir)
@@ -60,12 +63,19 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None):
                 fh.write("\n")
         if manifest_text is not None:
             (tmp / "MANIFEST.sha256").write_text(manifest_text, encoding="utf-8")
+        if rounds_text is not None:
+            (tmp / "rounds.json").write_text(rounds_text, encoding="utf-8")
         os.chmod(tmp, 0o755)
         _swap_in(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     out.write(f"stored run {run_id}: {', '.join(rf.target for rf in parsed)} in {final}\n")
+    record = json.loads(rounds_text) if rounds_text else {}
+    if record.get("partial"):
+        failed = ", ".join(f"{t} (round {w.get('round')})" for t, w in record.get("failed", {}).items()) or "none"
+        out.write(f"the run is partial: failed {failed}; missing rounds {record.get('missing-rounds', {})} "
+                  f"(rounds.json in {final})\n")
     return 0
 
 
@@ -97,6 +107,18 @@ def _swap_in(tmp, final):
         os.rename(old, final)  # put the stored run back
         raise
     shutil.rmtree(old)
+
+
+def _read_rounds(path):
+    """The lab's record of the rounds (vmparity.lab.rounds), checked before anything is stored."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        rec = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise InputError(path, f"cannot read the rounds record: {e}") from None
+    if not isinstance(rec, dict) or rec.get("schema") != rounds.SCHEMA:
+        raise InputError(path, f"expected a rounds record with schema {rounds.SCHEMA!r}")
+    return text
 
 
 def _read_manifest(path):

@@ -3,24 +3,53 @@
 The first line is a hidden marker, so the workflow
 (.github/workflows/vmparity-compare.yml) finds and updates its own comment
 instead of adding a new one on every push.
+
+A GitHub comment holds at most 65,536 characters, so the body is built in
+order of importance within LIMIT: a warning when the sides come from
+different machines, the summary, the explanations, then the significant rows
+by size of change, then one line saying what was left out and where the full
+report is. The table of every row is added only when all of it fits.
 """
 
 import io
 
-from ..render import explanation, fold, markdown
-from ..render.escape import md_code
+from ..render import explanation, fmt, fold, markdown
+from ..render.escape import md_code, md_text
 from . import compare
 from .explain import analyse
 
 MARKER = "<!-- vmparity-pr-comment -->"
+LIMIT = 60_000
+MACHINE_KEYS = ("host", "cpu", "goos", "goarch", "target-kind")
+DEFAULT_FULL_REPORT = "the workflow run's summary and its `vmparity-report` artifact"
 
 
-def render(t, result, base, head):
+def machine_differences(t, base, head):
+    """[(group, key, base value, head value)] for keys that say the sides ran on different machines."""
+    out = []
+    for (group, col), cfg in t.configs.items():
+        if col != head or (group, base) not in t.configs:
+            continue
+        other = t.configs[(group, base)]
+        for k in MACHINE_KEYS:
+            if (k in cfg or k in other) and cfg.get(k) != other.get(k):
+                out.append((group, k, other.get(k, "(absent)"), cfg.get(k, "(absent)")))
+    return out
+
+
+def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
     sig = t.significant()
     worse = [x for x in sig if x[2].verdict == "worse"]
     better = [x for x in sig if x[2].verdict == "better"]
     out = io.StringIO()
     out.write(f"{MARKER}\n## vmparity: {md_code(head)} against {md_code(base)}\n\n")
+    diffs = machine_differences(t, base, head)
+    if diffs:
+        keys = ", ".join(dict.fromkeys(md_code(k) for _, k, _, _ in diffs))
+        g, k, a, b = diffs[0]
+        out.write(f"> ⚠️ **Not a like-for-like comparison:** base and head ran on different machines "
+                  f"({keys} differ, e.g. {md_text(k)} {md_code(a)} vs {md_code(b)}{f' for {md_code(g)}' if g else ''}). "
+                  "Differences may come from the hardware, not from the change.\n\n")
     groups = {g for g, _ in t.configs}
     for g in sorted(groups - {""}):
         sides = [c for c in (base, head) if (g, c) not in t.configs]
@@ -34,18 +63,72 @@ def render(t, result, base, head):
     else:
         out.write(f"**{len(worse)} worse**, **{len(better)} better**, {compared - len(sig)} unchanged "
                   f"of {compared} compared rows (Mann–Whitney U, α = {t.alpha:g}).\n")
-        out.write("\n### Significant changes\n")
-        markdown.render(t, out, only_significant=True)
-        out.write("\n### Why\n\n")
-        explanation.markdown(result, out)
-    out.write(fold.open_("All rows"))
-    markdown.render(t, out)
-    out.write(fold.close())
-    return out.getvalue()
+    tail_reserve = 600
+    body = out.getvalue()
+    if sig:
+        body += _explanations(result, limit - len(body) - tail_reserve)
+    all_rows = io.StringIO()
+    all_rows.write(fold.open_("All rows"))
+    markdown.render(t, all_rows)
+    all_rows.write(fold.close())
+    if sig:
+        rows_md, shown = _significant_rows(t, sig, limit - len(body) - tail_reserve)
+    else:
+        rows_md, shown = "", 0
+    if len(body) + len(rows_md) + len(all_rows.getvalue()) <= limit and shown == len(sig):
+        if sig:
+            body += "\n### Significant changes\n"
+            sig_tables = io.StringIO()
+            markdown.render(t, sig_tables, only_significant=True)
+            if len(body) + len(sig_tables.getvalue()) + len(all_rows.getvalue()) <= limit:
+                return body + sig_tables.getvalue() + all_rows.getvalue()
+            body = body[: -len("\n### Significant changes\n")]
+        else:
+            return body + all_rows.getvalue()
+    body += rows_md
+    body += (f"\n_Shown: {shown} of {len(sig)} significant rows, largest changes first; left out: "
+             f"{len(sig) - shown} significant and {compared - len(sig)} unchanged rows, to fit one GitHub comment. "
+             f"The full report is in {full_report}._\n")
+    return body
 
 
-def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None):
+def _explanations(result, budget):
+    """The explanations with their evidence, without it, or only their titles: what fits."""
+    for details in (True, False):
+        buf = io.StringIO()
+        buf.write("\n### Why\n\n")
+        explanation.markdown(result, buf, details=details)
+        if len(buf.getvalue()) <= budget:
+            return buf.getvalue()
+    lines = ["\n### Why\n"]
+    for e in result.explanations:
+        line = f"- **{md_text(e.rule['title'])}** ({md_code(e.rule['id'])}, {len(e.rows)} row(s))\n"
+        if sum(map(len, lines)) + len(line) > budget - 200:
+            break
+        lines.append(line)
+    lines.append(f"- {len(result.unexplained)} significant row(s) no rule explains\n")
+    return "".join(lines)
+
+
+def _significant_rows(t, sig, budget):
+    """One compact table of significant rows, the largest changes first, cut to the budget."""
+    base = t.columns[0]
+    order = sorted(sig, key=lambda x: -abs(x[2].pct) if x[2].pct is not None else 0)
+    head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | {md_code(base, in_table=True)} | head | change | p | verdict |\n"
+            "|---|---|---|--:|--:|--:|--:|---|\n")
+    parts, used, shown = [head], len(head), 0
+    for r, col, d in order:
+        line = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
+                f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n")
+        if used + len(line) > budget:
+            break
+        parts.append(line)
+        used += len(line)
+        shown += 1
+    return "".join(parts), shown
+
+
+def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
     t, result = analyse(base, head, alpha, results_dir)
-    out.write(render(t, result, t.columns[0], t.columns[-1]))
+    out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
     return compare.gate(t, fail_on_regression, err)
-

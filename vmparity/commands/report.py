@@ -6,11 +6,12 @@ from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
+from ..names import is_aa_control
 from ..render.escape import terminal
 from ..report import html, plots, sections
 
 
-def build(run, alpha=0.05, baseline=None, results_dir=None, err=None):
+def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots=True):
     """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
@@ -19,9 +20,11 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None):
     rules = explain.load_rules()
     explained = {}
     for col in t.columns[1:]:
+        if is_aa_control(col):
+            continue  # the A/A pass is the noise figure, not a target to explain
         sub = _pair_table(t, col)
         explained[col] = explain.explain(sub, t.configs, rules)
-    images = plots.draw_all(t, err or sys.stderr)
+    images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, explained,
                            [(n, title) for n, title, _ in plots.PLOTS if n in images])
     return ctx, images
@@ -33,7 +36,7 @@ def _pair_table(t, col):
     rows = [table.Row(r.group, r.name, r.unit, r.higher_better,
                       {c: s for c, s in r.cells.items() if c in (base, col)},
                       {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
-    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs)
+    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):

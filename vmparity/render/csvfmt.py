@@ -17,7 +17,7 @@ def render(table, out):
                 continue
             d = r.deltas.get(col)
             w.writerow([
-                r.group, r.name, r.unit, "higher" if r.higher_better else "lower", col,
+                r.group, r.name, r.unit, {True: "higher", False: "lower"}.get(r.higher_better, "unknown"), col,
                 repr(s.center), repr(s.lo), repr(s.hi), s.n,
                 base if col != base else "",
                 "" if d is None or d.pct is None else f"{d.pct:.4f}",

@@ -2,6 +2,7 @@
 
 import json
 
+from .. import noise
 from . import fmt, fold
 from .escape import md_code, md_text, terminal
 
@@ -16,11 +17,23 @@ def _heading(e):
     return f"{e.group + ': ' if e.group else ''}{e.b} vs {e.a}"
 
 
+def noise_line(result):
+    """What the A/A control says about this comparison, or that there is none."""
+    m = result.noise
+    if m is None:
+        return ("noise: no A/A control beside these results, so significant differences are not "
+                "checked against the run's own noise (a lab run has one: metal-aa)")
+    return (f"noise: A/A control {m.aa} vs {m.metal}: {m.significant} of {m.rows} rows ({100 * m.share:.1f} %) "
+            f"differ significantly between two passes of the same environment; {len(result.within_noise)} "
+            f"significant row(s) here are within that noise (docs/noise.md)")
+
+
 def text(result, out):
     """For a terminal: every value passes through escape.terminal."""
     t = terminal
+    out.write(t(noise_line(result)) + "\n")
     if not result.explanations and not result.unexplained:
-        out.write("no significant differences\n")
+        out.write("no significant differences beyond noise\n")
     for e in result.explanations:
         out.write(f"[{t(e.rule['id'])}] {t(e.rule['title'])} — {t(_heading(e))}\n")
         out.write(f"  cause: {t(e.cause)}\n  fix:   {t(e.fix)}\n  evidence:\n")
@@ -33,6 +46,10 @@ def text(result, out):
         out.write(f"unexplained ({len(result.unexplained)} significant row(s) no rule matched):\n")
         for f in result.unexplained:
             out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
+    if result.within_noise:
+        out.write(f"within noise ({len(result.within_noise)} significant row(s) no larger than the A/A control shows):\n")
+        for f in result.within_noise:
+            out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
 
 
 def _md_row(f):
@@ -42,7 +59,7 @@ def _md_row(f):
 
 def markdown(result, out, details=True):
     if not result.explanations and not result.unexplained:
-        out.write("No significant differences.\n")
+        out.write("No significant differences beyond noise.\n")
     for e in result.explanations:
         out.write(f"- **{md_text(e.rule['title'])}** ({md_code(e.rule['id'])}, {md_text(_heading(e))}, "
                   f"{len(e.rows)} row(s))  \n")
@@ -62,6 +79,12 @@ def markdown(result, out, details=True):
         out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
         for f in result.unexplained:
             out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
+    if result.within_noise and details:
+        out.write("\n" + fold.open_(f"Within noise: {len(result.within_noise)} significant row(s) no larger "
+                                    "than the A/A control shows"))
+        for f in result.within_noise:
+            out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
+        out.write(fold.close())
 
 
 def to_dict(result):
@@ -78,6 +101,12 @@ def to_dict(result):
             for e in result.explanations
         ],
         "unexplained": [row(f) for f in result.unexplained],
+        "absent-keys": result.missing,
+        "within-noise": [row(f) for f in result.within_noise],
+        "noise": None if result.noise is None else {
+            "metal": result.noise.metal, "aa": result.noise.aa, "rows": result.noise.rows,
+            "significant": result.noise.significant, "floor-pct": noise.FLOOR_PCT,
+            "family-quantile": noise.FAMILY_QUANTILE},
     }
 
 

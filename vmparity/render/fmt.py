@@ -34,6 +34,8 @@ def delta(d):
         return "~"
     if d.pct is None:
         return "?"
+    if d.within_noise:
+        return f"{d.pct:+.2f}% (noise)"
     return f"{d.pct:+.2f}%"
 
 
@@ -48,4 +50,13 @@ def p_n(c):
 
 
 def verdict_mark(d):
-    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?"}.get(d.verdict, d.verdict)
+    if d.within_noise:
+        return "≈ within noise"
+    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?",
+            "changed": "changed"}.get(d.verdict, d.verdict)
+
+
+def direction(higher_better):
+    if higher_better is None:
+        return "direction unknown"
+    return "higher is better" if higher_better else "lower is better"

@@ -19,7 +19,7 @@ def to_dict(table):
             "group": r.group,
             "benchmark": r.name,
             "unit": r.unit,
-            "better": "higher" if r.higher_better else "lower",
+            "better": {True: "higher", False: "lower"}.get(r.higher_better, "unknown"),
             "columns": {
                 c: {"median": s.center, "ci": [_num(s.lo), _num(s.hi)], "n": s.n, "warnings": s.warnings}
                 for c, s in r.cells.items()

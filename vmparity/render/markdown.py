@@ -12,7 +12,7 @@ def render(table, out, only_significant=False):
             rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
             if not rows:
                 continue
-        better = "higher is better" if rows[0].higher_better else "lower is better"
+        better = fmt.direction(rows[0].higher_better)
         out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(unit)} ({better})\n\n")
         head = ["benchmark"]
         for col in table.columns:

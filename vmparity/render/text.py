@@ -28,7 +28,7 @@ def render(table, out, width=None):
         if col != base:
             head += [f"vs {terminal(base)}", "p"]
     for (group, unit), rows in _sections(table):
-        better = "higher is better" if rows[0].higher_better else "lower is better"
+        better = fmt.direction(rows[0].higher_better)
         title = terminal(f"{group + ' · ' if group else ''}{unit} ({better})")
         body = [_cells(table, r, base) for r in rows]
         geo = [_geo_cells(table, g, base) for g in table.geomeans if g.group == group and g.unit == unit]

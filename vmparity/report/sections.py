@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..render import explanation, fold
+from . import run_quality
 from ..render import markdown as md_table
 from ..render.escape import md_code, md_text
 
@@ -28,18 +29,22 @@ def summary(ctx):
     title = f"# vmparity report: run {md_code(ctx.run_id)}"
     if len(ctx.table.columns) == 1:
         return f"{title}\n\nOne target ({base}): nothing to compare it with; results and plots below.\n"
-    lines = [title, "",
-             f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}).", "",
-             "| target | kind | worse | better | explained by | unexplained |", "|---|---|--:|--:|---|--:|"]
+    lines = [title, "", run_quality.noise(ctx), run_quality.hygiene(ctx),
+             f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
+             "worse and better count the rows beyond noise.", "",
+             "| target | kind | worse | better | within noise | explained by | unexplained |",
+             "|---|---|--:|--:|--:|---|--:|"]
     for col in ctx.table.columns[1:]:
+        if col not in ctx.explained:
+            continue  # the A/A control: its figure is the noise line above
         kind = ctx.table.configs.get(("", col), {}).get("target-kind", "?")
-        deltas = [r.deltas[col] for r in ctx.table.rows if col in r.deltas]
+        deltas = [r.deltas[col] for r in ctx.table.rows if col in r.deltas and not r.deltas[col].within_noise]
         worse = sum(d.verdict == "worse" for d in deltas)
         better = sum(d.verdict == "better" for d in deltas)
         res = ctx.explained[col]
         rules = ", ".join(dict.fromkeys(md_code(e.rule['id'], in_table=True) for e in res.explanations)) or "—"
-        lines.append(f"| {md_code(col, in_table=True)} | {md_text(kind)} | {worse} | {better} | {rules} "
-                     f"| {len(res.unexplained)} |")
+        lines.append(f"| {md_code(col, in_table=True)} | {md_text(kind)} | {worse} | {better} | {len(res.within_noise)} "
+                     f"| {rules} | {len(res.unexplained)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -48,6 +53,8 @@ def explanations(ctx):
         return None
     out = ["## Why they differ", ""]
     for col in ctx.table.columns[1:]:
+        if col not in ctx.explained:
+            continue
         res = ctx.explained[col]
         n = len(res.explanations)
         out.append(fold.open_(f" vs {ctx.table.columns[0]}: {n} explanation(s), {len(res.unexplained)} unexplained",

@@ -2,9 +2,9 @@
 seed measured and, per target, the verdict with what was measured here."""
 
 from ..render.escape import md_text
-from .verdicts import CANNOT_TELL, NOT_REPRODUCED, REPRODUCED
+from .verdicts import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
-MARK = {REPRODUCED: "✅ reproduced", NOT_REPRODUCED: "❌ not reproduced", CANNOT_TELL: "❔ cannot tell here"}
+MARK = {REPRODUCED: "✅ reproduced", NOT_REPRODUCED: "❌ not reproduced", INCONCLUSIVE: "⚖️ inconclusive", CANNOT_TELL: "❔ cannot tell here"}
 
 
 def _cell(text):

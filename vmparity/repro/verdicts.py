@@ -11,13 +11,19 @@ Verdict per scenario per target the scenario covers: `reproduced`,
 
 from dataclasses import dataclass
 
-from ..names import is_lab_metal
+from ..names import is_aa_control, is_lab_metal
 from .measure import Target, contrast, fmt, median
 from .scenarios import covered_targets, load_scenarios
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 CANNOT_TELL = "cannot tell here"
+INCONCLUSIVE = "inconclusive"  # the effect's confidence interval straddles the seed's bar
+
+
+def _straddles(what, c, bar):
+    return (f"{what}: {c.interval()} straddles the {bar:g}x bar ({c.note()}); "
+            "more rounds (PROFILE=full or bench_count) would decide")
 
 TCG_REASON = (
     "TCG guests emulate the CPU in software: caches, store buffers, fences and "
@@ -37,7 +43,8 @@ class Verdict:
 def judge_run(run, scenarios=None):
     """Every scenario's verdict on every target it covers, scenario order then run order."""
     scenarios = load_scenarios() if scenarios is None else scenarios
-    targets = {name: Target(name, rf) for name, rf in run.items()}
+    # the A/A control is a second pass of metal, there to measure noise: no verdicts of its own
+    targets = {name: Target(name, rf) for name, rf in run.items() if not is_aa_control(name)}
     out = []
     for sc in scenarios:
         for name, present in covered_targets(sc, list(targets)):
@@ -91,12 +98,16 @@ def judge_storefwd(sc, t, metal=None):
         here += f"; {fmt(median(blocks))} store-forward blocks per 28-byte entry"
     if t.is_tcg:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, TCG_REASON)
-    ok = slow.clear(exp["min-ratio"]) and fresh.ratio < exp["fresh-max-ratio"]
+    decision = slow.decide(exp["min-ratio"])
+    if decision == "unsure":
+        return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
+                       _straddles("28-byte overlap over 32-byte overlap", slow, exp["min-ratio"]))
+    ok = decision == "yes" and fresh.ratio < exp["fresh-max-ratio"]
     if ok:
         return Verdict(sc["seed"], t.name, REPRODUCED, here)
     why = (
         slow.why_not(exp["min-ratio"], "28-byte overlap over 32-byte overlap")
-        if not slow.clear(exp["min-ratio"])
+        if decision == "no"
         else f"the fresh form is slow too ({fresh.ratio:.2f}x), so the overlap is not the cause"
     )
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, why)
@@ -187,8 +198,12 @@ def judge_align(sc, t, metal=None):
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, TCG_REASON)
     if not equal:
         return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, "instruction counts differ between pads")
-    if spread.clear(1 + exp["min-spread"]):
+    decision = spread.decide(1 + exp["min-spread"])
+    if decision == "yes":
         return Verdict(sc["seed"], t.name, REPRODUCED, here, "same instructions, different time")
+    if decision == "unsure":
+        return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
+                       "same instructions; " + _straddles("the slowest pad over the fastest", spread, 1 + exp["min-spread"]))
     return Verdict(
         sc["seed"],
         t.name,
@@ -199,9 +214,6 @@ def judge_align(sc, t, metal=None):
 
 
 # seed 002: memcpy and the non-temporal threshold ----------------------------
-
-MEMCPY_MIN_THRESHOLD = 0x4040  # glibc's minimum; `tunable=min` sets it
-
 
 def _memcpy_ns(t, tunable, size):
     for link in ("static", "dynamic"):
@@ -249,14 +261,15 @@ def judge_memcpy(sc, t, metal):
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here + f"; sizes between: {between}", TCG_REASON)
     # The side with the lower threshold uses non-temporal stores at these sizes.
     slow_side, fast_side = (t, metal) if nt < mnt else (metal, t)
-    rows, reproduced, closed = [], False, True
+    rows, decisions, closed, unsure = [], [], True, None
     for size in between:
         a, b = _memcpy_ns(slow_side, "default", size), _memcpy_ns(fast_side, "default", size)
         fa, fb = _memcpy_ns(slow_side, "l3-3q", size), _memcpy_ns(fast_side, "l3-3q", size)
         if a is None or b is None:
             continue
         c = contrast(a, b)
-        reproduced |= c.clear(exp["min-slowdown"])
+        decisions.append(c.decide(exp["min-slowdown"]))
+        unsure = unsure or (c if decisions[-1] == "unsure" else None)
         row = f"{size} B: {fmt(c.a)} vs {fmt(c.b)} ns ({c.ratio:.1f}x, {c.note()})"
         if fa is not None and fb is not None:
             fixed = contrast(fa, fb)
@@ -266,7 +279,9 @@ def judge_memcpy(sc, t, metal):
             closed = False
         rows.append(row)
     here += f"; {slow_side.name} (lower threshold) vs {fast_side.name}: " + "; ".join(rows)
-    if reproduced:
+    if "yes" not in decisions and unsure is not None:
+        return Verdict(sc["seed"], t.name, INCONCLUSIVE, here, _straddles("the slowest size", unsure, exp["min-slowdown"]))
+    if "yes" in decisions:
         return Verdict(
             sc["seed"],
             t.name,
@@ -284,16 +299,26 @@ def judge_memcpy(sc, t, metal):
 
 
 def _memcpy_nt_penalty(sc, t, nt, sizes, exp):
-    """On metal: the mechanism itself — NT stores (tunable=min) below the threshold vs the default."""
-    below = [s for s in sizes if MEMCPY_MIN_THRESHOLD < s <= nt]
-    here = f"nt-threshold {nt:#x}"
-    rows, reproduced = [], False
+    """On metal: the mechanism itself — NT stores (tunable=min) below the threshold vs the default.
+    `min`'s threshold is the one glibc applied (memcpy-nt-threshold-min), read back by benchrun."""
+    low = t.number("memcpy-nt-threshold-min")
+    if low is None:
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, f"nt-threshold {nt:#x}",
+                       "no memcpy-nt-threshold-min in the header: nobody checked that tunable=min took effect "
+                       f"({t.config.get('memcpy-nt-threshold-min', 'missing')})")
+    if low >= nt:
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, f"nt-threshold {nt:#x}, tunable=min applied {low:#x}",
+                       "tunable=min did not lower the threshold here")
+    below = [s for s in sizes if low < s <= nt]
+    here = f"nt-threshold {nt:#x}, tunable=min applied {low:#x}"
+    rows, decisions, unsure = [], [], None
     for size in below:
         a, b = _memcpy_ns(t, "min", size), _memcpy_ns(t, "default", size)
         if a is None or b is None:
             continue
         c = contrast(a, b)
-        reproduced |= c.clear(exp["min-nt-penalty"])
+        decisions.append(c.decide(exp["min-nt-penalty"]))
+        unsure = unsure or (c if decisions[-1] == "unsure" else None)
         rows.append(f"{size} B: {fmt(c.a)} ns with NT stores vs {fmt(c.b)} ({c.ratio:.1f}x, {c.note()})")
     if not rows:
         return Verdict(
@@ -301,13 +326,13 @@ def _memcpy_nt_penalty(sc, t, nt, sizes, exp):
             t.name,
             CANNOT_TELL,
             here,
-            f"no measured size between {MEMCPY_MIN_THRESHOLD:#x} and the threshold with both "
+            f"no measured size between {low:#x} and the threshold with both "
             "tunable=min and tunable=default",
         )
     here += "; " + "; ".join(rows)
     if t.is_tcg:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, TCG_REASON)
-    if reproduced:
+    if "yes" in decisions:
         return Verdict(
             sc["seed"],
             t.name,
@@ -315,6 +340,9 @@ def _memcpy_nt_penalty(sc, t, nt, sizes, exp):
             here,
             "a lower threshold makes cache-sized copies slower (the seed's mechanism)",
         )
+    if unsure is not None:
+        return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
+                       _straddles("NT stores over cached copies", unsure, exp["min-nt-penalty"]))
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, "non-temporal stores cost no more than cached ones here")
 
 
@@ -349,7 +377,11 @@ def judge_snowflake(sc, t, metal):
                 f"{tw} at GOMAXPROCS={top} (visible) vs {q} (quota {quota:g}): "
                 f"{fmt(c.a)} vs {fmt(c.b)} ns/op ({c.ratio:.2f}x, {c.note()})"
             )
-            status = REPRODUCED if c.clear(exp["min-oversubscription-slowdown"]) else NOT_REPRODUCED
+            decision = c.decide(exp["min-oversubscription-slowdown"])
+            if decision == "unsure":
+                return Verdict(sc["seed"], t.name, INCONCLUSIVE, "; ".join(parts),
+                               _straddles("GOMAXPROCS above the quota", c, exp["min-oversubscription-slowdown"]))
+            status = REPRODUCED if decision == "yes" else NOT_REPRODUCED
             return Verdict(
                 sc["seed"],
                 t.name,

@@ -14,7 +14,9 @@ func CheckWritable(path string, force bool) error {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--out %s: directory %s does not exist", path, filepath.Dir(path))
 	}
-	if _, err := os.Lstat(path); err == nil && !force {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--out %s is a directory; expected a file name", path)
+	} else if err == nil && !force {
 		return fmt.Errorf("--out %s already exists; refusing to overwrite it (use --force)", path)
 	}
 	return nil

@@ -55,6 +55,8 @@ func TestParseArgs(t *testing.T) {
 		{"--profile", "smoke", "--out", "x", "--target", "a b"},
 		{"--profile", "smoke", "--out", "x", "--only", "("},
 		{"--profile", "smoke", "--out", "x", "--count", "-1"},
+		{"--profile", "smoke", "--out", "x", "--count", "0"},
+		{"--profile", "smoke", "--out", "x", "--pin", "-3"},
 		{"--profile", "smoke", "--out", "x", "extra"},
 	} {
 		if _, err := ParseArgs(bad, &bytes.Buffer{}); err == nil {
@@ -68,8 +70,8 @@ func TestVariantsAndEnv(t *testing.T) {
 	if l3 != 32<<20 {
 		t.Fatalf("L3 fallback to getconf: %d", l3)
 	}
-	vs := Variants("glibc.malloc.check=1", true, 32<<20, "")
-	if vs[0].Tunables != "glibc.malloc.check=1" || vs[1].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x1800000" || vs[2].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x4040" {
+	vs := Variants("glibc.malloc.check=1", true, 32<<20, "", 0x4041, "")
+	if vs[0].Tunables != "glibc.malloc.check=1" || vs[1].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x1800000" || vs[2].Tunables != "glibc.cpu.x86_non_temporal_threshold=0x4041" {
 		t.Fatalf("variants %+v", vs)
 	}
 	base := []string{"PATH=/bin", "GLIBC_TUNABLES=glibc.malloc.check=1", "VMPARITY_TUNABLE_VARIANT=stale"}
@@ -81,8 +83,8 @@ func TestVariantsAndEnv(t *testing.T) {
 	if env != "PATH=/bin GLIBC_TUNABLES=glibc.malloc.check=1 VMPARITY_TUNABLE_VARIANT=default" {
 		t.Fatalf("default env: %s", env)
 	}
-	none := Variants("", false, 0, "l3-cache=unknown (no sysfs)")
-	if none[0].Tunables != "none" || none[1].Skip == "" {
+	none := Variants("", false, 0, "l3-cache=unknown (no sysfs)", 0, "no loader")
+	if none[0].Tunables != "none" || none[1].Skip == "" || none[2].Skip == "" {
 		t.Fatalf("unknown L3 must skip l3-3q, not guess: %+v", none)
 	}
 }
@@ -146,7 +148,7 @@ func TestWriteAtomic(t *testing.T) {
 }
 
 func TestPlanJobs(t *testing.T) {
-	vs := Variants("", false, 32<<20, "")
+	vs := Variants("", false, 32<<20, "", 0x4041, "")
 	all := func(string) bool { return true }
 	var notes []string
 	note := func(s string) { notes = append(notes, s) }
@@ -170,7 +172,7 @@ func TestRunWritesResultFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "metal.txt")
 	o := mustParse(t, "--profile", "smoke", "--count", "2", "--out", out, "--only", "^snowflake$", "--bench-dir", binDir, "--target", "metal", "--run-id", "2026-11-22T10-15-03Z-3f2a")
 	var progress bytes.Buffer
-	if err := Run(context.Background(), o, &progress); err != nil {
+	if err := Run(context.Background(), o, &bytes.Buffer{}, &progress); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	if !strings.Contains(progress.String(), "[2/2] rep 2/2 snowflake") {
@@ -210,7 +212,7 @@ func TestRunWritesResultFile(t *testing.T) {
 	}
 	// A second run must not replace the file without --force.
 	o.RunID = "second"
-	if err := Run(context.Background(), o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+	if err := Run(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
 		t.Fatalf("second run: %v", err)
 	}
 	if b2, _ := os.ReadFile(out); !bytes.Equal(b, b2) {
@@ -226,7 +228,7 @@ func TestFailureNamesBenchmarkAndWritesNothing(t *testing.T) {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r.txt")
 		var stderr bytes.Buffer
-		code := Main([]string{"--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", tc.dir}, &stderr)
+		code := Main([]string{"--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", tc.dir}, &bytes.Buffer{}, &stderr)
 		if code != 1 || !strings.Contains(stderr.String(), tc.want) {
 			t.Fatalf("%s: exit %d, stderr:\n%s\nwant %q", tc.dir, code, stderr.String(), tc.want)
 		}

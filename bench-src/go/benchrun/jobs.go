@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ type Program struct {
 	Tunables bool // run once per memcpy tunables variant
 }
 
-// Programs in run order. storefwd, fence and align arrive later; they run
-// when their binaries are present.
+// Programs in run order. The optional ones run when their binaries are
+// present (a build without them still gives the core suite).
 var Programs = []Program{
 	{Name: "memcpy-static", Core: true, Tunables: true},
 	{Name: "memcpy-dynamic", Core: true, Tunables: true},
@@ -33,25 +34,36 @@ type Variant struct {
 	Tunables string // "" with Inherit: the environment's own value
 	Inherit  bool
 	Skip     string // non-empty: why this variant cannot run here
+	Want     uint64 // the threshold Tunables asks for (0: none)
+	Applied  string // the threshold glibc applies under Tunables (VerifyVariants)
 }
 
 const ntTunable = "glibc.cpu.x86_non_temporal_threshold"
 
 // Variants builds default / l3-3q / min. l3-3q is the seed's community fix
-// (¾ of L3); min is glibc's lower bound 0x4040. l3Bytes <= 0 means the L3
-// size is unknown, and l3-3q is skipped with that reason rather than guessed.
-func Variants(envTunables string, haveEnv bool, l3Bytes int64, l3Reason string) []Variant {
+// (¾ of L3); min is the smallest threshold glibc accepts (SmallestAccepted),
+// so that its rows really use non-temporal stores. l3Bytes <= 0 or
+// minValue == 0 mean the value is unknown, and the variant is skipped with
+// the reason rather than guessed.
+func Variants(envTunables string, haveEnv bool, l3Bytes int64, l3Reason string, minValue uint64, minReason string) []Variant {
 	def := Variant{Name: "default", Inherit: true, Tunables: envTunables}
 	if !haveEnv {
 		def.Tunables = "none"
 	}
 	l3 := Variant{Name: "l3-3q"}
 	if l3Bytes > 0 {
-		l3.Tunables = fmt.Sprintf("%s=%#x", ntTunable, l3Bytes*3/4)
+		l3.Want = uint64(l3Bytes * 3 / 4)
+		l3.Tunables = fmt.Sprintf("%s=%#x", ntTunable, l3.Want)
 	} else {
 		l3.Skip = "L3 size unknown: " + l3Reason
 	}
-	return []Variant{def, l3, {Name: "min", Tunables: ntTunable + "=0x4040"}}
+	min := Variant{Name: "min", Want: minValue}
+	if minValue > 0 {
+		min.Tunables = fmt.Sprintf("%s=%#x", ntTunable, minValue)
+	} else {
+		min.Skip = "glibc's smallest accepted threshold unknown: " + minReason
+	}
+	return []Variant{def, l3, min}
 }
 
 // L3Bytes picks the L3 size from the fingerprint: sysfs first, then what
@@ -68,6 +80,9 @@ func L3Bytes(fp map[string]string) (int64, string) {
 	}
 	return 0, strings.Join(reasons, ", ")
 }
+
+// ErrNothingSelected: --only matched no job, a usage error (exit 2).
+var ErrNothingSelected = errors.New("no benchmark selected (check --only)")
 
 // Job is one program invocation per repetition.
 type Job struct {
@@ -133,7 +148,7 @@ func PlanJobs(dir string, variants []Variant, only func(string) bool, note func(
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("no benchmark selected in %s", dir)
+		return nil, fmt.Errorf("%w in %s", ErrNothingSelected, dir)
 	}
 	return jobs, nil
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,9 @@ import (
 // quick gives benchstat enough samples (n=5) for a verdict at α=0.05; full
 // tightens the confidence intervals.
 var Counts = map[string]int{"smoke": 1, "quick": 5, "full": 10}
+
+// StdoutPath as --out writes the result to stdout.
+const StdoutPath = "-"
 
 // Options are the parsed command line.
 type Options struct {
@@ -31,9 +35,25 @@ type Options struct {
 	Count    int
 	Only     *regexp.Regexp
 	BenchDir string
+	Meta     [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
 }
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR]"
+// metaFlag collects repeated --meta KEY=VALUE.
+type metaFlag struct{ o *Options }
+
+func (m metaFlag) String() string { return "" }
+func (m metaFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || !metaKey.MatchString(k) || strings.ContainsAny(v, "\n\r") {
+		return fmt.Errorf("expected KEY=VALUE with a lower-case key of letters, digits and '-', and a one-line value")
+	}
+	m.o.Meta = append(m.o.Meta, [2]string{k, v})
+	return nil
+}
+
+var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -42,7 +62,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
 	o := Options{}
 	fs.StringVar(&o.Profile, "profile", "", "smoke | quick | full")
-	fs.StringVar(&o.Out, "out", "", "results file to write (atomically)")
+	fs.StringVar(&o.Out, "out", "", "results file to write (atomically); - for stdout")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
 	fs.IntVar(&o.Pin, "pin", -1, "pin benchrun and every benchmark to this CPU")
 	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
@@ -50,6 +70,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 5, full 10)")
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
+	fs.Var(metaFlag{&o}, "meta", "KEY=VALUE header line to record (repeatable), e.g. commit=abc123")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -63,10 +84,15 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Out == "" {
 		return o, fmt.Errorf("--out FILE is required\n%s", usage)
 	}
-	if o.Count == 0 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["count"] {
 		o.Count = def
-	} else if o.Count < 0 {
-		return o, fmt.Errorf("--count %d: expected a positive number", o.Count)
+	} else if o.Count < 1 {
+		return o, fmt.Errorf("--count %d: expected a positive number of repetitions", o.Count)
+	}
+	if set["pin"] && o.Pin < 0 {
+		return o, fmt.Errorf("--pin %d: expected a CPU number (0 or more); leave --pin out to run unpinned", o.Pin)
 	}
 	if *only != "" {
 		re, err := regexp.Compile(*only)

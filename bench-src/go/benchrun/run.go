@@ -25,7 +25,7 @@ import (
 const FormatVersion = "1"
 
 // Main is the whole command: 0 on success, 1 when a run fails, 2 on bad usage.
-func Main(args []string, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer) int {
 	o, err := ParseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -36,18 +36,25 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, o, stderr); err != nil {
+	if err := Run(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "benchrun:", err)
+		if errors.Is(err, ErrNothingSelected) {
+			return 2
+		}
 		return 1
 	}
 	return 0
 }
 
 // Run executes the suite and writes o.Out; nothing is written on failure.
-func Run(ctx context.Context, o Options, stderr io.Writer) error {
+// With --out - the result goes to stdout (the lab's rounds collect it from
+// there), still only once every benchmark has finished.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	start := time.Now()
-	if err := CheckWritable(o.Out, o.Force); err != nil {
-		return err
+	if o.Out != StdoutPath {
+		if err := CheckWritable(o.Out, o.Force); err != nil {
+			return err
+		}
 	}
 	// Probe before pinning: cpus-visible must describe the target, not --pin.
 	fp := envprobe.Probe()
@@ -75,17 +82,22 @@ func Run(ctx context.Context, o Options, stderr io.Writer) error {
 		h.SetFixed("pinned-cpu", "none")
 	}
 	h.SetFixed("binary-sha256", manifestHash(o.BenchDir))
+	for _, kv := range o.Meta {
+		if _, probed := fpMap[kv[0]]; probed || h.fixed[kv[0]] {
+			return fmt.Errorf("--meta %s: %q is a key benchrun measures itself", kv[0], kv[0])
+		}
+		h.SetFixed(kv[0], kv[1])
+	}
 
 	envT, haveEnv := os.LookupEnv("GLIBC_TUNABLES")
 	l3, l3why := L3Bytes(fpMap)
-	variants := Variants(envT, haveEnv, l3, l3why)
-	for _, v := range variants {
-		val := v.Tunables
-		if v.Skip != "" {
-			val = envprobe.Unknown("%s", v.Skip)
-		}
-		h.SetFixed("memcpy-tunables-"+v.Name, val)
+	minV, minWhy := uint64(0), ""
+	if v, err := SmallestAccepted(envprobe.ListTunables); err == nil {
+		minV = v
+	} else {
+		minWhy = err.Error()
 	}
+	variants := Variants(envT, haveEnv, l3, l3why, minV, minWhy)
 	only := func(string) bool { return true }
 	if o.Only != nil {
 		only = o.Only.MatchString
@@ -95,6 +107,26 @@ func Run(ctx context.Context, o Options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if usesVariants(jobs) {
+		if err := VerifyVariants(variants, envprobe.ListTunables); err != nil {
+			return fmt.Errorf("%v; %s left unchanged", err, o.Out)
+		}
+	}
+	for _, v := range variants {
+		val, applied := v.Tunables, v.Applied
+		if v.Skip != "" {
+			val = envprobe.Unknown("%s", v.Skip)
+			applied = val
+		} else if applied == "" {
+			applied = envprobe.Unknown("not checked: no memcpy job selected")
+		}
+		h.SetFixed("memcpy-tunables-"+v.Name, val)
+		// what glibc applied under that setting, read back from ld.so
+		h.SetFixed("memcpy-nt-threshold-"+v.Name, applied)
+	}
+
+	// CFS throttling during the run: the quota, not the code, set the pace
+	throttleBefore, throttleErr := envprobe.ReadThrottle()
 
 	var body []string
 	total, n := len(jobs)*o.Count, 0
@@ -119,8 +151,13 @@ func Run(ctx context.Context, o Options, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%.2fs\n", time.Since(t0).Seconds())
 		}
 	}
+	recordThrottle(h, throttleBefore, throttleErr)
 	data := h.String() + strings.Join(body, "\n") + "\n"
-	if err := WriteAtomic(o.Out, []byte(data), o.Force); err != nil {
+	if o.Out == StdoutPath {
+		if _, err := io.WriteString(stdout, data); err != nil {
+			return fmt.Errorf("writing the result to stdout: %v", err)
+		}
+	} else if err := WriteAtomic(o.Out, []byte(data), o.Force); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "benchrun: wrote %s (%d result lines, profile %s, count %d) in %.1fs\n",
@@ -132,6 +169,8 @@ func Run(ctx context.Context, o Options, stderr io.Writer) error {
 func runJob(ctx context.Context, j Job, profile string) (string, error) {
 	cmd := exec.CommandContext(ctx, j.Path, "--profile", profile)
 	cmd.Env = j.Env(os.Environ())
+	// a benchmark must not outlive benchrun, even when benchrun is killed -9
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -149,6 +188,33 @@ func runJob(ctx context.Context, j Job, profile string) (string, error) {
 		return "", fmt.Errorf("%s --profile %s: %v: %s", j.Path, profile, err, msg)
 	}
 	return stdout.String(), nil
+}
+
+// recordThrottle adds cpu-throttled-periods ("throttled of total") and
+// cpu-throttled-ms for the benchmarks of this run.
+func recordThrottle(h *Header, before envprobe.Throttle, err error) {
+	var after envprobe.Throttle
+	if err == nil {
+		after, err = envprobe.ReadThrottle()
+	}
+	if err != nil {
+		u := envprobe.Unknown("%v", err)
+		h.SetFixed("cpu-throttled-periods", u)
+		h.SetFixed("cpu-throttled-ms", u)
+		return
+	}
+	d := after.Since(before)
+	h.SetFixed("cpu-throttled-periods", fmt.Sprintf("%d of %d", d.Throttled, d.Periods))
+	h.SetFixed("cpu-throttled-ms", strconv.FormatInt(d.ThrottledNs/1e6, 10))
+}
+
+func usesVariants(jobs []Job) bool {
+	for _, j := range jobs {
+		if j.Variant != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // manifestHash identifies the exact binaries: sha256 of MANIFEST.sha256.

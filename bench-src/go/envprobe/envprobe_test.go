@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // contractKeys is the list in docs/formats.md "envprobe keys", in order.
@@ -155,5 +158,45 @@ func TestParsersForSmallFields(t *testing.T) {
 	}
 	if _, err := AuxvHasVDSO(auxv[:20]); err == nil {
 		t.Fatal("truncated auxv accepted")
+	}
+}
+
+func TestParseCPUStat(t *testing.T) {
+	v1, ok := ParseCPUStat("nr_periods 120\nnr_throttled 37\nthrottled_time 2500000000\n")
+	if !ok || v1 != (Throttle{120, 37, 2500000000}) {
+		t.Fatalf("v1: %+v %v", v1, ok)
+	}
+	v2, ok := ParseCPUStat("usage_usec 9\nuser_usec 5\nsystem_usec 4\nnr_periods 10\nnr_throttled 2\nthrottled_usec 1500\n")
+	if !ok || v2 != (Throttle{10, 2, 1500000}) {
+		t.Fatalf("v2: %+v %v", v2, ok)
+	}
+	if _, ok := ParseCPUStat("usage_usec 9\n"); ok {
+		t.Fatal("a cpu.stat without bandwidth counters must not parse")
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	cmd, ticks, ok := ParseStatCPU("4242 (my (odd) cmd) R 1 4242 4242 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0")
+	if !ok || cmd != "my (odd) cmd" || ticks != 300 {
+		t.Fatalf("got %q %d %v", cmd, ticks, ok)
+	}
+}
+
+func TestBusyFindsASpinningProcess(t *testing.T) {
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait() }()
+	time.Sleep(50 * time.Millisecond)
+	var found bool
+	for _, p := range Busy(300*time.Millisecond, 20) {
+		if p.PID == os.Getpid() {
+			t.Fatalf("Busy reported its own process: %+v", p)
+		}
+		found = found || (p.PID == spin.Process.Pid && p.Command == "sh")
+	}
+	if !found {
+		t.Fatalf("the spinning sh[%d] was not reported as busy", spin.Process.Pid)
 	}
 }

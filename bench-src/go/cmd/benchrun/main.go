@@ -9,5 +9,5 @@ import (
 )
 
 func main() {
-	os.Exit(benchrun.Main(os.Args[1:], os.Stderr))
+	os.Exit(benchrun.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

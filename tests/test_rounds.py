@@ -1,0 +1,107 @@
+"""Interleaved rounds: the schedule and the merge of round files (vmparity.lab.rounds)."""
+
+import json
+import random
+
+import pytest
+
+import resultgen
+from vmparity.errors import InputError
+from vmparity.lab import rounds
+from vmparity.resultfile import parse_file
+
+TARGETS = ["metal", "metal-aa", "guest-nosmt", "guest-hpet-clock", "container-nolimit", "container-quota"]
+
+
+def test_every_target_once_per_round_and_the_order_is_shuffled():
+    plan = rounds.schedule(TARGETS, 5, seed=42)
+    assert len(plan) == 5
+    for order in plan:
+        assert sorted(order) == sorted(TARGETS)  # one at a time, each once
+    assert len({tuple(o) for o in plan}) > 1  # not the same order every round
+    assert rounds.schedule(TARGETS, 5, seed=42) == plan  # recorded seed reproduces it
+    assert rounds.schedule(TARGETS, 5, seed=43) != plan
+
+
+def test_each_target_leads_a_round_about_equally_often():
+    firsts = [o[0] for o in rounds.schedule(TARGETS, 600, seed=7)]
+    for t in TARGETS:
+        assert 60 < firsts.count(t) < 140, (t, firsts.count(t))
+
+
+def test_schedule_refuses_duplicates_and_no_rounds():
+    with pytest.raises(InputError):
+        rounds.schedule(["metal", "metal"], 3, 1)
+    with pytest.raises(InputError):
+        rounds.schedule(["metal"], 0, 1)
+
+
+def test_rounds_for_profile():
+    assert rounds.rounds_for("quick") == 5 and rounds.rounds_for("quick", 7) == 7
+    with pytest.raises(InputError):
+        rounds.rounds_for("fast")
+
+
+def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), clocksource_at=None):
+    staging = tmp_path / "run"
+    plan = rounds.schedule(list(targets), n_rounds, seed=3)
+    for k, order in enumerate(plan, 1):
+        d = staging / "rounds" / str(k)
+        d.mkdir(parents=True)
+        (d / "host-localhost.json").write_text(json.dumps(
+            {"host": "localhost", "round": k, "seed": 3, "order": order,
+             "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"},
+             "timings": {t: {"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"} for t in order}}))
+        for t in order:
+            if (t, k) in drop:
+                continue
+            cfg = dict(resultgen.METAL, target=t, count="1")
+            cfg["cpu-throttled-periods"] = f"{k} of 100"
+            cfg["cpu-throttled-ms"] = str(10 * k)
+            if clocksource_at and k >= clocksource_at:
+                cfg["clocksource"] = "hpet"
+            resultgen.target_file(d, cfg, seed=k, count=1)
+    return staging
+
+
+def test_merge_gives_one_benchstat_file_per_target_with_every_round(tmp_path):
+    staging = _stage(tmp_path, 4)
+    merged, missing = rounds.merge(staging)
+    assert merged == ["container-quota", "metal"] and missing == {}
+    rf = parse_file(staging / "metal.txt")
+    assert rf.config["count"] == "4" and rf.config["rounds"].startswith("4 ")
+    assert rf.config["cpu-throttled-ms"] == str(10 + 20 + 30 + 40)
+    assert rf.config["cpu-throttled-periods"] == "10 of 400"
+    assert all(len(v) == 4 for b in rf.benchmarks.values() for v in b.values)
+    rec = json.loads((staging / "rounds.json").read_text())
+    assert rec["schema"] == rounds.SCHEMA and rec["missing-rounds"] == {}
+    host = rec["hosts"]["localhost"]
+    assert [r["round"] for r in host] == [1, 2, 3, 4] and host[0]["seed"] == 3
+    assert host[0]["timings"]["metal"]["start"].startswith("2026-11-23")
+
+
+def test_merge_records_a_fingerprint_that_moved_and_missing_rounds(tmp_path):
+    staging = _stage(tmp_path, 3, drop={("container-quota", 3)}, clocksource_at=2)
+    (staging / "rounds" / "failed-localhost.json").write_text(json.dumps(
+        {"host": "localhost", "failed": {"container-quota": {"round": 3, "rounds_done": 2, "msg": "container died"}}}))
+    merged, missing = rounds.merge(staging)
+    assert missing == {"container-quota": [3]}
+    rf = parse_file(staging / "metal.txt")
+    assert rf.config["clocksource"] == "tsc" and rf.config["fingerprint-changed"] == "clocksource"
+    rec = json.loads((staging / "rounds.json").read_text())
+    assert rec["fingerprint-changed"]["metal"]["clocksource"] == ["tsc", "hpet", "hpet"]
+    assert rec["partial"] and rec["failed"]["container-quota"]["msg"] == "container died"
+    assert parse_file(staging / "container-quota.txt").config["count"] == "2"
+
+
+def test_merge_names_a_broken_round_file(tmp_path):
+    staging = _stage(tmp_path, 2)
+    bad = staging / "rounds" / "2" / "metal.txt"
+    bad.write_text(bad.read_text().split("Benchmark", 1)[0])
+    with pytest.raises(InputError, match="round did not finish"):
+        rounds.merge(staging)
+
+
+def test_seed_for_is_stable():
+    assert rounds.seed_for("2026-11-23T10-00-00Z-lab-quick") == rounds.seed_for("2026-11-23T10-00-00Z-lab-quick")
+    assert isinstance(random.Random(rounds.seed_for("x")).random(), float)

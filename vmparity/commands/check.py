@@ -1,0 +1,22 @@
+"""`vmparity check FILE…`: the strict check of lab result files (labcheck.py).
+
+Every file is checked and every problem printed (`file:line: message`), so
+one run of the command lists all that is wrong; exit 2 if any file fails.
+"""
+
+from ..errors import InputError
+from ..labcheck import check
+from ..resultfile import parse_file
+
+
+def run(files, out, err):
+    bad = 0
+    for f in files:
+        try:
+            check(parse_file(f))
+        except InputError as e:
+            err.write(f"vmparity: error: {e}\n")
+            bad += 1
+            continue
+        out.write(f"{f}: ok\n")
+    return 2 if bad else 0

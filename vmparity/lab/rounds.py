@@ -1,0 +1,220 @@
+"""Interleaved rounds: every round measures each target of a host once, in an
+order shuffled per round, so that slow drift of a shared machine hits every
+target alike (a randomised block design, Kalibera & Jones, "Rigorous
+Benchmarking in Reasonable Time"). The lab runs `benchrun --count 1` per
+target per round; `merge` turns the round files back into one result file
+per target that benchstat reads as before, plus rounds.json with the seed,
+every round's order, its timings and the host's hygiene before it.
+
+Staging layout (written by the bench role, read here):
+  rounds/<k>/<target>.txt          benchrun's output of round k on target
+  rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
+                                    "timings": {target: {"start", "end"}}}
+  rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}}}
+A run with failed targets or missing rounds is stored all the same, marked
+partial in rounds.json (`partial`, `failed`, `missing-rounds`).
+"""
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+from ..errors import InputError
+
+SCHEMA = "vmparity-rounds/1"
+
+# Header keys benchrun measures per invocation: they may differ between
+# rounds without meaning the environment changed; their totals are kept.
+SUMMED_KEYS = ("cpu-throttled-ms",)
+PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
+COUNT_KEY = "count"
+
+
+def seed_for(run_id):
+    """A run's default seed: derived from its id, so a re-run of the same id reshuffles alike."""
+    return int(hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def schedule(targets, rounds, seed):
+    """[[target, …] per round]: every target once per round, each round shuffled
+    with its own generator, so the order of round k depends only on (seed, k)."""
+    targets = list(targets)
+    if len(set(targets)) != len(targets):
+        raise InputError("schedule", f"a target is listed twice: {targets}")
+    if rounds < 1:
+        raise InputError("schedule", f"rounds must be 1 or more, got {rounds}")
+    out = []
+    for k in range(1, rounds + 1):
+        order = list(targets)
+        random.Random(f"{seed}:{k}").shuffle(order)
+        out.append(order)
+    return out
+
+
+def _split(path):
+    """A round file as (config [(key, value)], extra lines, Benchmark lines)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(path, f"cannot read round file: {e}") from None
+    config, extra, body = [], [], []
+    for i, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        if line.startswith("Benchmark"):
+            body.append(line)
+        elif line.startswith(("#", "Unit ")):
+            extra.append(line)
+        elif body:
+            raise InputError(path, f"configuration line after the first result line: {line[:80]!r}", i)
+        else:
+            key, sep, value = line.partition(":")
+            if not sep:
+                raise InputError(path, f"expected `key: value`, a Unit line or a Benchmark line, got {line[:80]!r}", i)
+            config.append((key, value.strip()))
+    if not body:
+        raise InputError(path, "no Benchmark line: the round did not finish")
+    return config, extra, body
+
+
+def merge_target(round_files):
+    """One result file's text from the round files of one target (in round order),
+    and {key: [value per round]} for keys that changed between rounds."""
+    parts = [_split(p) for p in round_files]
+    first = dict(parts[0][0])
+    order = [k for k, _ in parts[0][0]]
+    changed = {}
+    for config, _, _ in parts[1:]:
+        for k, _ in config:
+            if k not in first:
+                first[k] = None
+                order.append(k)
+    for k in order:
+        values = [dict(c).get(k) for c, _, _ in parts]
+        if len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY):
+            changed[k] = values
+    merged = dict(first)
+    merged[COUNT_KEY] = str(sum(int(dict(c).get(COUNT_KEY, "1")) for c, _, _ in parts))
+    merged["rounds"] = f"{len(parts)} (interleaved with the host's other targets; rounds.json)"
+    for k in SUMMED_KEYS:
+        nums = [_int(dict(c).get(k)) for c, _, _ in parts]
+        if k in merged and None not in nums:
+            merged[k] = str(sum(nums))
+    periods = [_periods(dict(c).get(PERIODS_KEY)) for c, _, _ in parts]
+    if PERIODS_KEY in merged and None not in periods:
+        merged[PERIODS_KEY] = f"{sum(p[0] for p in periods)} of {sum(p[1] for p in periods)}"
+    if changed:
+        # the environment moved during the run: keep round 1's value and say which keys moved
+        merged["fingerprint-changed"] = " ".join(sorted(changed))
+        order.append("fingerprint-changed")
+    if "rounds" not in order:
+        order.insert(order.index(COUNT_KEY) + 1 if COUNT_KEY in order else len(order), "rounds")
+    extra = list(dict.fromkeys(line for _, e, _ in parts for line in e))
+    lines = [f"{k}: {merged[k]}" if merged[k] else f"{k}:" for k in order if merged.get(k) is not None]
+    body = [line for _, _, b in parts for line in b]
+    return "\n".join(lines + extra + body) + "\n", changed
+
+
+def _int(v):
+    try:
+        return int(str(v).split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
+def _periods(v):
+    try:
+        a, _, b = str(v).split()
+        return int(a), int(b)
+    except ValueError:
+        return None
+
+
+def merge(staging_run):
+    """Write <target>.txt for every target with round files, and rounds.json.
+    Returns (targets merged, {target: [missing rounds]})."""
+    staging_run = Path(staging_run)
+    rounds_dir = staging_run / "rounds"
+    if not rounds_dir.is_dir():
+        raise InputError(rounds_dir, "no rounds directory: expected rounds/<k>/<target>.txt from the bench role")
+    round_dirs = sorted((d for d in rounds_dir.iterdir() if d.is_dir() and d.name.isdigit()), key=lambda d: int(d.name))
+    hosts, timings, files = {}, {}, {}
+    for d in round_dirs:
+        k = int(d.name)
+        for h in sorted(d.glob("host-*.json")):
+            rec = _json(h)
+            hosts.setdefault(rec["host"], []).append(rec)
+            for target, when in (rec.get("timings") or {}).items():
+                timings.setdefault(target, {})[k] = when
+        for f in sorted(d.glob("*.txt")):
+            files.setdefault(f.stem, []).append((k, f))
+            t = d / f"{f.stem}.json"
+            if t.is_file():  # a round written by a bench role that kept timings per target
+                timings.setdefault(f.stem, {})[k] = _json(t)
+    failed = {}
+    for f in sorted(rounds_dir.glob("failed-*.json")):
+        rec = _json(f)
+        for target, why in rec.get("failed", {}).items():
+            failed[target] = dict(why, host=rec.get("host"))
+    planned = {}
+    for recs in hosts.values():
+        for rec in recs:
+            for target in rec["order"]:
+                planned.setdefault(target, set()).add(rec["round"])
+    missing = {t: sorted(ks - {k for k, _ in files.get(t, [])}) for t, ks in planned.items()}
+    missing = {t: ks for t, ks in missing.items() if ks}
+    changed = {}
+    for target, rfs in files.items():
+        text, moved = merge_target([f for _, f in sorted(rfs)])
+        (staging_run / f"{target}.txt").write_text(text, encoding="utf-8")
+        if moved:
+            changed[target] = moved
+    record = {
+        "schema": SCHEMA,
+        "hosts": {
+            host: [{"round": r["round"], "seed": r.get("seed"), "order": r["order"], "hygiene": r.get("hygiene", {}),
+                    "timings": {t: timings.get(t, {}).get(r["round"]) for t in r["order"]}}
+                   for r in sorted(recs, key=lambda r: r["round"])]
+            for host, recs in sorted(hosts.items())
+        },
+        "fingerprint-changed": changed,
+        "missing-rounds": missing,
+        "failed": failed,
+        "partial": bool(missing or failed),
+    }
+    (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return sorted(files), missing
+
+
+def _json(path):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(path, f"expected a JSON record of the bench role: {e}") from None
+
+
+def load_record(run_dir):
+    """rounds.json of a stored run, or None for a run measured before rounds."""
+    p = Path(run_dir) / "rounds.json"
+    if not p.is_file():
+        return None
+    rec = _json(p)
+    if rec.get("schema") != SCHEMA:
+        raise InputError(p, f"expected schema {SCHEMA!r}, got {rec.get('schema')!r}")
+    return rec
+
+
+# benchrun's repetitions per profile (bench-src/go/benchrun/options.go Counts):
+# the lab runs them as this many rounds of one repetition each.
+PROFILE_ROUNDS = {"smoke": 1, "quick": 5, "full": 10}
+
+
+def rounds_for(profile, count=0):
+    """Rounds for a profile, or `count` when it is set (> 0)."""
+    if int(count) > 0:
+        return int(count)
+    if profile not in PROFILE_ROUNDS:
+        raise InputError("bench_profile", f"{profile!r}: expected one of {', '.join(PROFILE_ROUNDS)}")
+    return PROFILE_ROUNDS[profile]

@@ -1,0 +1,84 @@
+"""Where each benchmark result goes in the comparison table: group, column, row.
+
+Defaults (no --col/--row): one column per operand, rows by full benchmark
+name, and when operands are runs of several targets, one group per target
+so each target is compared with the same target of the other run.
+With --col/--row (benchstat's -col/-row) the projections decide instead.
+
+Groups also keep apart what benchstat's `.config` tables keep apart inside
+one file: when a configuration key changes part-way through a file (`note:
+before` … `note: after`, or `pkg:` of `go test ./...`), results under each
+value form their own group, unless the key is projected as a column or row.
+Keys that differ only between operands (the fingerprints vmparity exists to
+explain) never split groups.
+"""
+
+from . import projection
+from .benchfilter import Filter
+
+
+class Layout:
+    def __init__(self, inputs, col=None, row=None, filter_text=None):
+        self.inputs = inputs
+        self.col = projection.parse(col, "--col") if col else None
+        self.row = projection.parse(row, "--row") if row else None
+        self.filter = Filter(filter_text) if filter_text and filter_text.strip() not in ("", "*") else None
+        mentioned = {f.key for f in (self.col or []) + (self.row or [])}
+        self.extract = projection.Extractor(mentioned)
+        self.pivot_runs = self.col is None and any(inp.is_run and len(inp.files) > 1 for inp in inputs)
+        self.group_by_label = self.col is not None and len(inputs) > 1 and ".file" not in mentioned
+        self.varying = [k for k in _varying_keys(inputs) if k not in mentioned]
+        self._first_seen = None
+
+    def results(self):
+        """(input, file, section, group, column, benchmark, row name) for every benchmark."""
+        col_fields, row_fields, ex = self.col, self.row, self.extract
+        for inp in self.inputs:
+            for rf in inp.files:
+                base_group = rf.target if self.pivot_runs else (inp.label if self.group_by_label else "")
+                for sec in rf.sections:
+                    group = base_group
+                    if self.varying:
+                        here = ", ".join(f"{k}: {sec.config.get(k, '')}" for k in self.varying)
+                        group = f"{group} · {here}" if group else here
+                    config = sec.config
+                    for bench in sec.benchmarks.values():
+                        name = bench.name
+                        if col_fields is None:
+                            column = inp.label
+                        else:
+                            values = [ex.value(f.key, inp.label, config, name) for f in col_fields]
+                            if not projection.keep(col_fields, values):
+                                continue
+                            column = projection.label(col_fields, values)
+                            if not column and not col_fields[0].key.startswith("/"):
+                                column = f"{col_fields[0].key}=?"  # a file without the key
+                        if row_fields is not None:
+                            values = [ex.value(f.key, inp.label, config, name) for f in row_fields]
+                            if not projection.keep(row_fields, values):
+                                continue
+                            name = projection.row_label(row_fields, values)
+                        elif col_fields is not None and ex.name_excluded:
+                            name = "Benchmark" + ex.fullname(name)
+                        yield inp, rf, sec, group, column, bench, name
+
+    def order_columns(self, columns):
+        """Columns in first-seen order, or as the --col fields' @orders say."""
+        if self.col is None or all(f.order == "first" for f in self.col) or len(self.col) != 1:
+            return columns
+        key = projection.sort_key(self.col, [{} for _ in self.col])
+        return sorted(columns, key=lambda c: key([c]))
+
+
+def _varying_keys(inputs):
+    """Configuration keys whose value changes between the sections of one file."""
+    out = {}
+    for inp in inputs:
+        for rf in inp.files:
+            if len(rf.sections) < 2:
+                continue
+            keys = dict.fromkeys(k for s in rf.sections for k in s.config)
+            for k in keys:
+                if len({s.config.get(k, "") for s in rf.sections}) > 1:
+                    out.setdefault(k, None)
+    return list(out)
