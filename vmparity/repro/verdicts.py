@@ -10,7 +10,7 @@ lacks gets a `cannot tell here` too: nothing is left out. The judges, one per
 seed, are in judges/.
 """
 
-from ..names import is_lab_metal
+from ..names import is_aa_control, is_lab_metal
 from .judges import JUDGES
 from .judges.verdict import CANNOT_TELL, Verdict
 from .measure import Target
@@ -20,7 +20,8 @@ from .scenarios import covered_targets, load_scenarios
 def judge_run(run, scenarios=None):
     """Every scenario's verdict on every target it covers, scenario order then run order."""
     scenarios = load_scenarios() if scenarios is None else scenarios
-    targets = {name: Target(name, rf) for name, rf in run.items()}
+    # the A/A control is a second pass of metal, there to measure noise: no verdicts of its own
+    targets = {name: Target(name, rf) for name, rf in run.items() if not is_aa_control(name)}
     out = []
     for sc in scenarios:
         for name, present in covered_targets(sc, list(targets)):
