@@ -13,7 +13,12 @@ CACHE_DIR    ?= $(HOME)/.cache/vmparity
 GOBIN_DIR    ?= $(ROOT)/build/gobin
 BENCHSTAT    ?= $(GOBIN_DIR)/benchstat
 PROFILE      ?= quick
-export PATH  := $(VENV)/bin:$(GOBIN_DIR):$(PATH)
+# The Go release bench-src/go/go.mod's `go` line names. `make deps` fetches a
+# toolchain of that version into GO_TOOLCHAIN_DIR only when `go` is missing or
+# older (Debian 12's golang-go is 1.19); absent otherwise, and harmless on PATH.
+GO_MIN_VERSION   ?= $(shell awk '$$1 == "go" {print $$2; exit}' bench-src/go/go.mod)
+GO_TOOLCHAIN_DIR ?= $(CACHE_DIR)/go-$(GO_MIN_VERSION)
+export PATH  := $(VENV)/bin:$(GOBIN_DIR):$(GO_TOOLCHAIN_DIR)/bin:$(PATH)
 
 # Each component contributes its targets and adds its tests to TEST_TARGETS.
 TEST_TARGETS :=

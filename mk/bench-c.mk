@@ -1,5 +1,6 @@
-# C benchmarks (issue 2): memcpy (static and dynamic), clock, streamcopy.
-# Sources in bench-src/c/<program>/ plus the shared bench-src/c/common/.
+# The C benchmarks: memcpy (static and dynamic), clock and streamcopy, and
+# the seed microbenchmarks storefwd, fence and align.  Each program's
+# sources are in bench-src/c/<program>/, plus the shared bench-src/c/common/.
 
 BENCH_C_SRC    ?= $(ROOT)/bench-src/c
 BENCH_CC       ?= gcc
@@ -8,22 +9,24 @@ BENCH_CFLAGS   ?= -O2 -Wall -Wextra -Werror -std=gnu11
 BENCH_C_TEST   ?= $(BUILD)/test-bench-c
 
 BENCH_C_COMMON := $(wildcard $(BENCH_C_SRC)/common/*.c $(BENCH_C_SRC)/common/*.h)
-bench_c_srcs    = $(wildcard $(BENCH_C_SRC)/$(1)/*.c $(BENCH_C_SRC)/$(1)/*.h) $(BENCH_C_COMMON) mk/bench-c.mk
+bench_c_srcs    = $(wildcard $(BENCH_C_SRC)/$(1)/*.c $(BENCH_C_SRC)/$(1)/*.h $(BENCH_C_SRC)/$(1)/*.S) \
+  $(BENCH_C_COMMON) mk/bench-c.mk
 
 BENCH_C_BINS := $(BENCH_OUT)/memcpy-static $(BENCH_OUT)/memcpy-dynamic \
-  $(BENCH_OUT)/clock $(BENCH_OUT)/streamcopy
+  $(BENCH_OUT)/clock $(BENCH_OUT)/streamcopy \
+  $(BENCH_OUT)/storefwd $(BENCH_OUT)/fence $(BENCH_OUT)/align
 BENCH_BINS += $(BENCH_C_BINS)
 TEST_TARGETS += test-bench-c
 
 .PHONY: bench-c test-bench-c
 
-bench-c: $(BENCH_C_BINS) ## Build the C benchmarks (memcpy-static, memcpy-dynamic, clock, streamcopy)
+bench-c: $(BENCH_C_BINS) ## Build the C benchmarks (memcpy-static, memcpy-dynamic, clock, streamcopy, storefwd, fence, align)
 
 # Compile to a temporary name first: a failed build never leaves a binary
 # that make would later take as up to date.
 define bench_c_link
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(1) -o $@.tmp $(filter %.c,$^)
+	$(BENCH_CC) $(BENCH_CFLAGS) $(1) -o $@.tmp $(filter %.c %.S,$^)
 	mv $@.tmp $@
 endef
 
@@ -42,5 +45,17 @@ $(BENCH_OUT)/clock: $(call bench_c_srcs,clock)
 $(BENCH_OUT)/streamcopy: $(call bench_c_srcs,streamcopy)
 	$(call bench_c_link,)
 
-test-bench-c: $(BENCH_C_BINS) $(BENCHSTAT) ## Self-test the C benchmarks and check a smoke run of each parses with benchstat
+# The seed microbenchmarks are static so that one binary runs unchanged on
+# metal, in the guests and in the containers; -g keeps the symbols
+# check_disasm.py finds the kernels by.
+$(BENCH_OUT)/storefwd: $(call bench_c_srcs,storefwd)
+	$(call bench_c_link,-g -static)
+
+$(BENCH_OUT)/fence: $(call bench_c_srcs,fence)
+	$(call bench_c_link,-g -static)
+
+$(BENCH_OUT)/align: $(call bench_c_srcs,align)
+	$(call bench_c_link,-g -static)
+
+test-bench-c: $(BENCH_C_BINS) $(BENCHSTAT) ## Self-test the C benchmarks, check their disassembly and that a smoke run of each parses with benchstat
 	$(BENCH_C_SRC)/test-bench-c.sh $(BENCH_OUT) $(BENCHSTAT) $(BENCH_C_TEST)

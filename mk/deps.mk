@@ -1,17 +1,21 @@
-# Dependencies: Debian packages, the Python virtual environment, Go tools.
-# Each step leaves a stamp so a second `make` does not repeat it.
+# Dependencies: Debian packages, a Go toolchain when the system's is missing
+# or older than bench-src/go/go.mod asks, the Python virtual environment, the
+# Ansible collections the roles use, Go tools. Each step leaves a stamp (or
+# its product) so a second `make` does not repeat it. apt needs root.
 
 APT_PACKAGES ?= build-essential pkg-config python3-venv python3-dev \
   qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-dev \
   docker.io debootstrap e2fsprogs openssh-client linux-perf valgrind \
-  binutils procps iproute2 libxml2-utils
+  binutils procps iproute2 libxml2-utils curl ca-certificates unzip
 STAMPS := $(BUILD)/stamps
 # The x/perf version bench-src/go/go.mod pins, so the tests compare with the benchstat the suite builds against.
 BENCHSTAT_VERSION ?= $(shell awk '$$1 == "golang.org/x/perf" {print $$2}' bench-src/go/go.mod)
 
-.PHONY: deps apt-deps venv go-tools
+ANSIBLE_GALAXY   ?= $(VENV)/bin/ansible-galaxy
 
-deps: apt-deps venv go-tools ## Install Debian packages, the Python venv and benchstat
+.PHONY: deps apt-deps go-toolchain venv ansible-collections go-tools
+
+deps: apt-deps go-toolchain venv ansible-collections go-tools ## Install Debian packages, Go if too old, the Python venv, Ansible collections and benchstat
 
 apt-deps: $(STAMPS)/apt ## Install the Debian packages the lab and the tests need
 $(STAMPS)/apt: mk/deps.mk
@@ -23,15 +27,24 @@ $(STAMPS)/apt: mk/deps.mk
 	fi
 	@touch $@
 
-venv: $(STAMPS)/venv ## Create .venv and install vmparity with its test and lab extras
+venv: $(STAMPS)/venv ## Create .venv and install vmparity with its test, lab and report extras
 $(STAMPS)/venv: pyproject.toml $(STAMPS)/apt
 	@mkdir -p $(@D)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,lab]'
+	$(PY) -m pip install -q -e '.[test,lab,report]'
+	@touch $@
+
+go-toolchain: $(STAMPS)/apt ## Fetch the Go toolchain go.mod needs from the Go module proxy, if `go` is missing or older
+	@mk/go-toolchain.sh "$(GO_MIN_VERSION)" "$(GO_TOOLCHAIN_DIR)"
+
+ansible-collections: $(STAMPS)/collections ## Install the Ansible collections ansible/requirements.yml pins (minimum versions)
+$(STAMPS)/collections: ansible/requirements.yml $(STAMPS)/venv
+	@mkdir -p $(@D)
+	$(ANSIBLE_GALAXY) collection install -r ansible/requirements.yml
 	@touch $@
 
 go-tools: $(BENCHSTAT) ## Install benchstat from the Go module proxy
-$(BENCHSTAT):
+$(BENCHSTAT): | go-toolchain
 	@mkdir -p $(GOBIN_DIR)
 	GOBIN=$(GOBIN_DIR) go install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)

@@ -1,4 +1,4 @@
-# The lab's guest and container image (issue 4): one debootstrap root filesystem
+# The lab's guest and container image: one debootstrap root filesystem
 # cached under $(IMAGE_CACHE)/<recipe-hash>/, turned into base.qcow2 + kernel for
 # the guests and into the docker images vmparity-base/vmparity-bench:<hash>.
 

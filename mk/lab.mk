@@ -1,5 +1,6 @@
-# The lab (issue 4): Ansible provisions metal, TCG/KVM guests and containers,
-# runs the suite everywhere and collects the results. docs/lab.md, ansible/.
+# The lab: Ansible provisions metal, TCG/KVM guests and containers, runs the
+# suite everywhere in interleaved rounds (with the A/A control metal-aa) and
+# collects the results. docs/lab.md, ansible/.
 
 LAB_INVENTORY    ?= $(ROOT)/ansible/inventories/local
 ANSIBLE_PLAYBOOK ?= $(VENV)/bin/ansible-playbook
@@ -13,7 +14,7 @@ RESULTS_DIR      ?= $(ROOT)/results
 LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
   -e vmparity_cache_dir=$(CACHE_DIR) -e bench_results_dir=$(RESULTS_DIR)
 
-.PHONY: lab-up bench-lab lab-down lab-lint test-lab
+.PHONY: lab-up bench-lab lab-noise lab-down lab-lint test-lab
 
 # Each phase is timed; the image phase says whether it was cold (built) or
 # warm (cached), so the two figures of the issue can be read off one run.
@@ -32,10 +33,19 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 	phase "report" $(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
 	echo; echo "lab-up: per-phase times ($$image image cache)"; printf '%s' "$$times"; \
 	printf '  %-22s %6ss\n' "total" "$$(( $$(date +%s) - start ))"; \
+	echo "lab-up: can these differences be trusted? (vmparity noise $$run_id)"; \
+	$(VMPARITY) --results-dir $(RESULTS_DIR) noise $$run_id | sed 's/^/  /'; \
 	echo "lab-up: report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 bench-lab: ## Like lab-up with the full profile (long: TCG guests run many times slower)
 	@$(MAKE) --no-print-directory lab-up PROFILE=full
+
+NOISE_RUN ?=
+lab-noise: ## Measure the lab's noise: run lab-up and print its A/A and per-target figures (NOISE_RUN=<id>: only print a stored run's)
+	@set -euo pipefail; \
+	if [ -z "$(NOISE_RUN)" ]; then $(MAKE) --no-print-directory lab-up; fi; \
+	run="$(NOISE_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
+	echo "lab-noise: $$run"; $(VMPARITY) --results-dir $(RESULTS_DIR) noise $$run
 
 lab-down: $(STAMPS)/venv ## Remove every domain, overlay, container and image the lab made, and nothing else
 	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-down.yml $(LAB_ARGS)

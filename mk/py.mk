@@ -1,4 +1,4 @@
-# The vmparity Python package: its tests and the compare benchmark (issue 3).
+# The vmparity Python package: its tests and the compare benchmark.
 
 PY_TESTS        ?= $(wildcard tests/test_*.py)
 BENCH_COMPARE_LINES ?= 100000

@@ -1,4 +1,4 @@
-# `make repro` (issue 5): every seed's experiment as a lab scenario. The
+# `make repro`: every seed's experiment as a lab scenario. The
 # scenarios (vmparity/repro/scenarios.yaml) say which targets and which
 # benchrun jobs each seed needs; the plan starts only those guests and
 # containers, runs only those jobs on each, stores one run, and the report's
@@ -10,7 +10,7 @@ REPRO_TARGETS ?=
 REPRO_RUN_ID  ?=
 REPRO_PLAN_DIR ?= $(BUILD)/repro-plan
 
-.PHONY: repro
+.PHONY: repro repro-stability
 
 repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS) and report a verdict per seed and target
 	@set -euo pipefail; \
@@ -30,3 +30,18 @@ repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS
 	$(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
 	$(PY) -m vmparity.repro $(RESULTS_DIR)/runs/$$run_id; \
 	echo "repro: report with the Reproductions section in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+
+.PHONY: test-repro-verdicts
+TEST_TARGETS += test-repro-verdicts
+
+test-repro-verdicts: $(STAMPS)/venv ## Unit tests of the seed scenarios, verdicts and their Markdown (tests/repro)
+	$(PY) -m pytest -q -p no:cacheprovider tests/repro -m "not lab"
+
+# Two back-to-back repro runs must give the same verdict for every seed and
+# target that is decided in both (reproduced / not reproduced); the pairs that
+# flip are printed and fail the target.
+repro-stability: ## Run `make repro` twice and print every seed/target verdict that differs between the two
+	@set -euo pipefail; stamp=$$(date -u +%Y-%m-%dT%H-%M-%SZ); \
+	$(MAKE) --no-print-directory repro REPRO_RUN_ID=$$stamp-repro-$(PROFILE)-a; \
+	$(MAKE) --no-print-directory repro REPRO_RUN_ID=$$stamp-repro-$(PROFILE)-b; \
+	$(PY) -m vmparity.repro.stability $(RESULTS_DIR)/runs/$$stamp-repro-$(PROFILE)-a $(RESULTS_DIR)/runs/$$stamp-repro-$(PROFILE)-b

@@ -50,7 +50,8 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
         d.mkdir(parents=True)
         (d / "host-localhost.json").write_text(json.dumps(
             {"host": "localhost", "round": k, "seed": 3, "order": order,
-             "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"}}))
+             "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"},
+             "timings": {t: {"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"} for t in order}}))
         for t in order:
             if (t, k) in drop:
                 continue
@@ -60,7 +61,6 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
             if clocksource_at and k >= clocksource_at:
                 cfg["clocksource"] = "hpet"
             resultgen.target_file(d, cfg, seed=k, count=1)
-            (d / f"{t}.json").write_text(json.dumps({"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"}))
     return staging
 
 
@@ -82,12 +82,15 @@ def test_merge_gives_one_benchstat_file_per_target_with_every_round(tmp_path):
 
 def test_merge_records_a_fingerprint_that_moved_and_missing_rounds(tmp_path):
     staging = _stage(tmp_path, 3, drop={("container-quota", 3)}, clocksource_at=2)
+    (staging / "rounds" / "failed-localhost.json").write_text(json.dumps(
+        {"host": "localhost", "failed": {"container-quota": {"round": 3, "rounds_done": 2, "msg": "container died"}}}))
     merged, missing = rounds.merge(staging)
     assert missing == {"container-quota": [3]}
     rf = parse_file(staging / "metal.txt")
     assert rf.config["clocksource"] == "tsc" and rf.config["fingerprint-changed"] == "clocksource"
     rec = json.loads((staging / "rounds.json").read_text())
     assert rec["fingerprint-changed"]["metal"]["clocksource"] == ["tsc", "hpet", "hpet"]
+    assert rec["partial"] and rec["failed"]["container-quota"]["msg"] == "container died"
     assert parse_file(staging / "container-quota.txt").config["count"] == "2"
 
 

@@ -9,7 +9,10 @@ import argparse
 import importlib
 import sys
 
+from . import __version__
 from .errors import InputError
+from .options import percent, probability, results_dir
+from .render.escape import terminal
 
 
 class _UsageError(Exception):
@@ -25,10 +28,14 @@ class _Parser(argparse.ArgumentParser):
     def print_help(self, file=None):
         super().print_help(file or _Parser.out)
 
+    def _print_message(self, message, file=None):  # --version: to main's stdout too
+        super()._print_message(message, _Parser.out if file in (None, sys.stdout) else file)
+
 
 def _parser():
     p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
-    p.add_argument("--results-dir", default=None, help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument("--results-dir", default=None, type=results_dir, help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("ingest", help="validate result files and store them as results/runs/<run-id>/")
@@ -50,23 +57,23 @@ def _parser():
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as benchstat's -filter "
                    "(e.g. '/size:(1024 OR 4096) .unit:ns/op', 'goos:linux -.name:Clock')")
     s.add_argument("--format", default="table", choices=["table", "markdown", "csv", "json"])
-    s.add_argument("--alpha", type=float, default=0.05)
-    s.add_argument("--confidence", type=float, default=0.95)
+    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--confidence", type=probability, default=0.95)
     s.add_argument("--baseline", metavar="COLUMN", help="the column the others are compared with")
-    s.add_argument("--fail-on-regression", type=float, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
+    s.add_argument("--fail-on-regression", type=percent, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
 
     s = sub.add_parser("explain", help="name the likely cause and fix of every significant difference")
     s.add_argument("base", metavar="A")
     s.add_argument("head", metavar="B")
-    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
     s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/rules.yaml)")
 
     s = sub.add_parser("report", help="report.md and report.html with plots for one run")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
     s.add_argument("--out", metavar="DIR", help="where to write (default: the run directory)")
-    s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: metal, else the first)")
-    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: the lab's metal by name, then a target-kind: metal, then the first; docs/formats.md)")
+    s.add_argument("--alpha", type=probability, default=0.05)
 
     s = sub.add_parser("noise", help="a run's noise figures: the A/A control, and per target the rows beyond noise")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -96,8 +103,8 @@ def _parser():
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
     s.add_argument("base", metavar="BASE")
     s.add_argument("head", metavar="HEAD")
-    s.add_argument("--alpha", type=float, default=0.05)
-    s.add_argument("--fail-on-regression", type=float, metavar="PCT")
+    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--fail-on-regression", type=percent, metavar="PCT")
     s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     return p
 
@@ -140,17 +147,24 @@ def main(argv=None, stdout=None, stderr=None):
     try:
         a = _parser().parse_args(argv)
     except _UsageError as e:
-        err.write(f"{e}\n")
+        err.write(f"{terminal(e)}\n")
         return 2
-    except SystemExit as e:  # --help
+    except SystemExit as e:  # --help, --version
         return int(e.code or 0)
     try:
         return _dispatch(a, out, err)
     except InputError as e:
-        err.write(f"vmparity: error: {e}\n")
+        err.write(f"vmparity: error: {terminal(e)}\n")
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        # What no check foresaw (a symlink loop, a name too long, a full disk)
+        # still names the file and the reason instead of a traceback.
+        where = e.filename if e.filename is not None else a.command
+        err.write(f"vmparity: error: {terminal(where)}: {terminal(e.strerror or e)}; "
+                  f"vmparity {a.command} expected a readable result file or directory there\n")
+        return 2
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 import jinja2
+import jinja2.sandbox
 import yaml
 
 from .errors import InputError
@@ -67,8 +68,17 @@ def load_rules(path=None):
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
             raise InputError(path, f"cannot read rules: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise InputError(path, f"rules are not UTF-8 text ({e.reason} at byte {e.start}); expected a YAML file") from None
         where = str(path)
-    return _validate(yaml.safe_load(text), where)
+    try:
+        rules = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise InputError(where, f"not valid YAML: {problem}; expected a YAML list of rules",
+                         mark.line + 1 if mark is not None else None) from None
+    return _validate(rules, where)
 
 
 def _validate(rules, where):
@@ -84,18 +94,61 @@ def _validate(rules, where):
         for alt in r["when"]:
             unknown = set(alt) - CONDITIONS if isinstance(alt, dict) else {"(not a mapping)"}
             if unknown:
-                raise InputError(where, f"{name}: unknown condition(s) {', '.join(sorted(unknown))}; "
+                raise InputError(where, f"{name}: unknown condition(s) {', '.join(sorted(map(str, unknown)))}; "
                                         f"expected {', '.join(sorted(CONDITIONS))}")
+            for cond, arg in alt.items():
+                problem = _check_condition(cond, arg)
+                if problem:
+                    raise InputError(where, f"{name}: condition {cond}: {problem}")
+        for key in ("id", "title", "cause", "fix"):
+            if not isinstance(r[key], str):
+                raise InputError(where, f"{name}: `{key}` must be text, not {type(r[key]).__name__}")
         try:
             r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
         except jinja2.TemplateSyntaxError as e:
             raise InputError(where, f"{name}: template error: {e.message}", e.lineno) from None
+        r["_where"] = where
     return rules
+
+
+def _is_text_list(x):
+    return isinstance(x, list) and all(isinstance(v, str) for v in x)
+
+
+def _check_condition(cond, arg):
+    """What is wrong with one condition's argument (None when it is fine), so a
+    bad rules file fails when it is loaded, not half-way through matching."""
+    if cond in ("benchmark", "unit"):
+        if not isinstance(arg, str):
+            return "expected a regular expression (text)"
+        try:
+            re.compile(arg)
+        except re.error as e:
+            return f"invalid regular expression {arg!r}: {e}"
+    elif cond == "differs":
+        if not _is_text_list(arg):
+            return "expected a list of header keys"
+    elif cond == "prefix-differs":
+        if not isinstance(arg, str):
+            return "expected a header key prefix (text)"
+    elif cond in ("value-in", "param-in"):
+        if not (isinstance(arg, dict) and all(isinstance(k, str) and _is_text_list(v) for k, v in arg.items())):
+            return "expected a mapping of a key to a list of values"
+    elif cond in ("param-between", "param-above-key"):
+        if not (isinstance(arg, dict) and set(arg) == {"param", "key"} and all(isinstance(v, str) for v in arg.values())):
+            return "expected {param: NAME, key: HEADER-KEY}"
+    elif cond == "one-sided" and not isinstance(arg, bool):
+        return "expected true or false"
+    return None
 
 
 @lru_cache(maxsize=1)
 def _env():
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    # The templates make plain text; each renderer escapes it for its output
+    # (Markdown, HTML, terminal), so Jinja's own HTML escaping stays off. A
+    # rules file can come from the user (--rules): the sandbox keeps its
+    # templates to data, away from Python internals.
+    env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
     env.globals["num"] = param_number
     return env
 
@@ -201,11 +254,18 @@ def _side_names(base, col, A, B):
 
 def _explanation(rule, group, a, b, A, B, rows):
     ctx = {"A": A, "B": B, "a": a, "b": b, "rows": rows}
+    where = rule.get("_where", "rules.yaml")
     try:
         cause = " ".join(rule["_cause"].render(ctx).split())
         fix = " ".join(rule["_fix"].render(ctx).split())
     except jinja2.UndefinedError:
-        return None
+        return None  # the rule needs a header key one side lacks: it says nothing here
+    except jinja2.TemplateError as e:
+        raise InputError(where, f"rule {rule['id']}: template error: {e}") from None
+    except (TypeError, ValueError, ArithmeticError, LookupError) as e:
+        # e.g. num() of a value that is not a number compared with one
+        raise InputError(where, f"rule {rule['id']}: the template failed on these headers: "
+                                f"{type(e).__name__}: {e}; expected values the rule can compute with") from None
     keys = rule.get("evidence", [])
     evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
     return Explanation(rule, group, a, b, cause, fix, evidence, rows)

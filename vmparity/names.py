@@ -1,6 +1,10 @@
 """Benchmark names: `BenchmarkMemcpy/link=static/size=1024` -> base + parameters."""
 
+import math
 from functools import lru_cache
+
+# 18 decimal digits always fit a signed 64-bit integer, as Go's GOMAXPROCS does.
+PROCS_MAX_DIGITS = 18
 
 
 @lru_cache(maxsize=None)
@@ -8,13 +12,15 @@ def split_name(name):
     """Return (base, {key: value}, procs) for a Go benchmark name.
 
     The trailing `-N` GOMAXPROCS suffix Go appends (`procs=4-4`) is stripped
-    from the last part and returned as `procs` (None when absent).
+    from the last part and returned as `procs` (None when absent). Like Go's
+    benchfmt, only ASCII digits make a suffix (`-²` or `-١` stay part of the
+    name), and one too long for a 64-bit count stays part of the name too.
     """
     parts = name.split("/")
     procs = None
     last = parts[-1]
     head, dash, tail = last.rpartition("-")
-    if dash and tail.isdigit() and head:
+    if dash and head and tail.isascii() and tail.isdigit() and len(tail) <= PROCS_MAX_DIGITS:
         parts[-1], procs = head, int(tail)
     base = parts[0]
     params = {}
@@ -26,17 +32,27 @@ def split_name(name):
 
 
 def param_number(value):
-    """A parameter or header value as a number (`1024`, `0x3000000`, `4.0`), else None."""
+    """A parameter or header value as a finite number (`1024`, `0x3000000`, `4.0`), else None.
+
+    ASCII only, as Go writes numbers: Python would also read `١٠` as 10. An
+    integer beyond 64 bits, a float beyond float range, or NaN is not a size
+    anyone can plot or compare with, so it is None too.
+    """
     if value is None:
         return None
     text = str(value).strip().split()[0] if str(value).strip() else ""
+    if not text.isascii():
+        return None
     try:
-        return int(text, 0)
+        number = int(text, 0)
+        return number if abs(number) < 2**64 else None
+    except ValueError:  # also a decimal of more digits than int() accepts
+        pass
+    try:
+        number = float(text)
     except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return None
+        return None
+    return number if math.isfinite(number) else None
 
 
 METAL = "metal"
@@ -51,7 +67,8 @@ def is_aa_control(target):
 def is_lab_metal(target):
     """The lab names the host's own target `metal` (`metal-<host>` on a rack), even
     when the host is itself a VM or a container, as a CI runner often is. The
-    A/A control pass (`metal-aa…`) is not the reference; it measures its noise."""
+    A/A control pass (`metal-aa…`) is not the reference; it measures its noise,
+    which is why a rack host cannot be called `aa` or `aa-…`."""
     return (target == METAL or target.startswith(METAL + "-")) and not is_aa_control(target)
 
 

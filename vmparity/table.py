@@ -15,7 +15,6 @@ from . import noise, stats
 from .layout import Layout
 from .names import is_aa_control, is_lab_metal
 
-METAL_FIRST = {"metal": 0}
 
 
 @dataclass
@@ -108,10 +107,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
                          + (f" match {filter!r}" if filter else ""))
     columns = layout.order_columns(columns)
     if col_spec == "target":
-        # metal first: it is the reference everything else is measured against.
-        # then its A/A control, which measures the noise of that comparison
-        columns.sort(key=lambda c: 0 if is_lab_metal(c) else 1 if is_aa_control(c)
-                     else 2 + METAL_FIRST.get(kinds.get(c), 1))  # stable sort
+        columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
         if baseline not in columns:
             from .errors import InputError
@@ -169,6 +165,22 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     if col_spec == "target":
         apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     return table
+
+
+def baseline_rank(target, kind):
+    """Which column is the reference when none is asked for (lower comes first).
+
+    The lab's own metal by name (`metal`, `metal-<host>`), then its A/A control
+    (which measures the noise of comparisons with that metal), then any target
+    whose file says `target-kind: metal`, then the rest. The name wins because
+    the lab chose it; a kind is only what one file claims about itself, and a
+    file that claims metal must not displace the lab's metal by sorting first.
+    """
+    if is_lab_metal(target):
+        return 0
+    if is_aa_control(target):
+        return 1
+    return 2 if kind == "metal" else 3
 
 
 def apply_noise(table, models):

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The C benchmarks' test (make test-bench-c): every program's --self-test,
 # one --profile smoke run of each whose output must be strict Go benchmark
-# format that benchstat reads without a complaint, the tunable variant
-# plumbing of memcpy, and clear errors on bad input.
+# format that benchstat reads without a complaint, the names, units and
+# header keys the lab and the seed verdicts read, the tunable variant
+# plumbing of memcpy, the instructions the seed programs are built around
+# (check_disasm.py), and clear errors on bad input.
 # usage: test-bench-c.sh BENCH_OUT BENCHSTAT WORKDIR
 set -euo pipefail
 
 bench_out=${1:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
 benchstat=${2:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
 work=${3:?usage: $0 BENCH_OUT BENCHSTAT WORKDIR}
-progs=(memcpy-static memcpy-dynamic clock streamcopy)
+progs=(memcpy-static memcpy-dynamic clock streamcopy storefwd fence align)
+here=$(cd "$(dirname "$0")" && pwd)
 fails=0
 
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
@@ -107,6 +110,75 @@ done
 grep -q '^BenchmarkClock/clock=rdtsc/path=insn ' "$work/clock.txt" || fail "clock: no rdtsc floor line"
 grep -Eq '^clock-vdso-mapped: (yes|no)$' "$work/clock.txt" || fail "clock: no clock-vdso-mapped line"
 [[ $fails != "$before" ]] || pass "clock reports every clock, path and verdict"
+
+# The seed programs: exactly these benchmark names, every one with exactly
+# the units its header says are available (counts may be 0, times may not).
+expect_names() {
+	local file=$1 got want
+	shift
+	got=$(awk '/^Benchmark/ {print $1}' "$file" | sort)
+	want=$(printf '%s\n' "$@" | sort)
+	[[ $got == "$want" ]] && pass "$file has exactly the seed's benchmark names" ||
+		fail "$file: benchmark names $(echo $got) != $(echo $want)"
+}
+expect_units() {
+	local file=$1 want line name units bad=0 i
+	shift
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	while read -r -a line; do
+		name=${line[0]} units=()
+		for ((i = 2; i < ${#line[@]}; i += 2)); do
+			units+=("${line[i + 1]}")
+			[[ ${line[i + 1]} == store-fwd-blocks/entry ]] && continue
+			awk -v v="${line[i]}" 'BEGIN { exit !(v > 0) }' || { fail "$name: ${line[i]} ${line[i + 1]} is not positive"; bad=1; }
+		done
+		[[ $(printf '%s\n' "${units[@]}" | sort | tr '\n' ' ') == "$want" ]] ||
+			{ fail "$name: units ${units[*]}, expected $want"; bad=1; }
+	done < <(grep '^Benchmark' "$file")
+	[[ $bad == 1 ]] || pass "$file: every result has the units $want"
+}
+header() { sed -n "s/^$2: //p" "$1"; }
+
+f=$work/storefwd.txt
+expect_names "$f" BenchmarkStorefwd/size={28,32}/form={overlap,fresh}
+units=(ns/entry flushes/op)
+[[ $(header "$f" storefwd-pmu) == unavailable* ]] || units+=(store-fwd-blocks/entry)
+expect_units "$f" "${units[@]}"
+awk '/^BenchmarkStorefwd\/size=28/ && $5 != 171 {bad = 1} /^BenchmarkStorefwd\/size=32/ && $5 != 196 {bad = 1}
+	END {exit bad}' "$f" && pass "storefwd: 171 / 196 flushes per op, as in the seed" ||
+	fail "storefwd: flushes per op differ from the seed's 171 / 196"
+
+f=$work/fence.txt
+expect_names "$f" BenchmarkFence/work={llc,tlb,div}/barrier={none,lock,mfence}
+units=(ns/iter)
+[[ $(header "$f" fence-tsc) != usable* ]] || units+=(cycles/iter)
+expect_units "$f" "${units[@]}"
+for w in llc tlb div; do
+	for b in lock mfence; do
+		grep -Eq "^fence-overhead-$w-$b: -?[0-9.]+%$" "$f" || fail "fence: no fence-overhead-$w-$b line"
+	done
+done
+
+f=$work/align.txt
+expect_names "$f" BenchmarkAlign/pad={0,1,2,4,8,16,24,32,40,48,56,60,62}
+units=(ns/iter)
+insn_source=$(header "$f" align-insn-source)
+[[ -z $insn_source || $insn_source == unavailable* ]] || units+=(insns/iter)
+[[ $(header "$f" align-cycles-source) != perf ]] || units+=(cycles/iter)
+expect_units "$f" "${units[@]}"
+if [[ $insn_source == perf || $insn_source == callgrind ]]; then
+	awk '/^BenchmarkAlign/ {for (i = 3; i < NF; i += 2) if ($(i + 1) == "insns/iter") {
+		v = $i; lo = (n++ == 0 || v < lo) ? v : lo; hi = v > hi ? v : hi } }
+		END {exit !(n > 0 && hi - lo < 0.01 * hi)}' "$f" &&
+		pass "align: equal instructions per pad" || fail "align: instructions per pad differ: see $f"
+fi
+
+# The instructions each seed effect needs are still in the built code.
+if python3 "$here/check_disasm.py" "$bench_out" >"$work/disasm.out" 2>&1; then
+	pass "check_disasm.py: $(tail -1 "$work/disasm.out")"
+else
+	fail "check_disasm.py:"; grep -v '^ok' "$work/disasm.out" >&2 || true
+fi
 
 # benchrun's variant plumbing: the name and the header follow the environment.
 tun=glibc.cpu.x86_non_temporal_threshold=0x4040

@@ -215,6 +215,10 @@ def test_fabric_quick_fetches_a_result(lab):
 def test_lab_down_leaves_no_domain_overlay_or_container(lab):
     run = lab.playbook("lab-down.yml")
     assert run.rc == 0, run.output[-5000:]
+    again = lab.playbook("lab-down.yml")  # idempotent, even with the daemons it started now stopped
+    assert again.rc == 0, again.output[-5000:]
+    assert all(counts["changed"] == 0 for counts in again.recap().values()), again.recap()
+    assert "kept: " in again.output
     assert lab_domains(lab.prefix) == []
     assert not (lab.state_dir / "overlays").exists()
     client = docker.from_env()

@@ -1,5 +1,5 @@
 """check_disasm.py must fail when the built code loses what makes an effect:
-build the three programs from bench-src/c-repro into a temporary directory,
+build the three seed programs from bench-src/c into a temporary directory,
 once as they are and once with the overlap removed and mfence replaced."""
 
 import shutil
@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "bench-src" / "c-repro"
+SRC = Path(__file__).resolve().parents[2] / "bench-src" / "c"
 PROGRAMS = {
-    "storefwd": ["storefwd.c", "storefwd_buffer.c"],
-    "fence": ["fence.c", "fence_kernels.c", "fence_memory.c"],
-    "align": ["align.c", "align_count.c", "align_copies.c", "align_loops.S"],
+    "storefwd": ["storefwd/main.c", "storefwd/buffer.c"],
+    "fence": ["fence/main.c", "fence/kernels.c", "fence/memory.c"],
+    "align": ["align/main.c", "align/count.c", "align/copies.c", "align/loops.S"],
 }
+COMMON = sorted(str(p.relative_to(SRC)) for p in (SRC / "common").glob("*.c"))
 
 pytestmark = pytest.mark.skipif(
     shutil.which("gcc") is None or shutil.which("objdump") is None,
@@ -32,7 +33,7 @@ def build(src, out):
                 "-std=gnu11",
                 "-o",
                 str(out / prog),
-                *[str(src / f) for f in files + ["cli.c", "tsc.c", "pmu.c"]],
+                *[str(src / f) for f in files + COMMON],
             ],
             check=True,
         )
@@ -54,12 +55,12 @@ def test_checks_pass_on_the_real_sources(tmp_path):
 def test_checks_fail_when_the_effect_is_compiled_out(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(SRC, src)
-    buf = src / "storefwd_buffer.c"
+    buf = src / "storefwd" / "buffer.c"
     text = buf.read_text()
     assert text.count('[off] "i"(SIZE - 16)') == 2
     # The overlap form's second store at +16 instead of +12: no overlap for 28 bytes.
     buf.write_text(text.replace('[off] "i"(SIZE - 16)', '[off] "i"(16)', 1))
-    kern = src / "fence_kernels.c"
+    kern = src / "fence" / "kernels.c"
     kern.write_text(kern.read_text().replace('"mfence" ::: "memory"', '"lfence" ::: "memory"'))
     res = check(build(src, tmp_path / "bad"))
     assert res.returncode == 1

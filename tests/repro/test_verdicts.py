@@ -5,18 +5,9 @@ import pytest
 from repro_runs import align_rows, fence_rows, memcpy_rows, parsed, snowflake_rows, storefwd_rows
 from vmparity.repro.render import render_markdown
 from vmparity.repro.scenarios import load_scenarios
-from vmparity.repro.verdicts import (
-    CANNOT_TELL,
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    judge_align,
-    judge_fence,
-    judge_memcpy,
-    judge_run,
-    judge_snowflake,
-    judge_storefwd,
-)
+from vmparity.repro.judges import judge_align, judge_fence, judge_memcpy, judge_snowflake, judge_storefwd
+from vmparity.repro.judges.verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from vmparity.repro.verdicts import judge_run
 from vmparity.repro.measure import Target
 
 SC = {s["seed"]: s for s in load_scenarios()}
@@ -179,6 +170,24 @@ def test_memcpy_same_threshold_is_not_reproduced():
     metal = memcpy_target("metal")
     v = judge_memcpy(SC["002"], memcpy_target("guest-hpet-clock"), metal)
     assert v.status == NOT_REPRODUCED and "(equal)" in v.here
+
+
+def test_tcg_voids_timing_decisions_only():
+    """On a TCG guest a decision taken on timings becomes "cannot tell" with
+    the numbers kept; one taken on the fingerprint (equal thresholds) stands,
+    and seed 004's clock and scheduler effects are judged as anywhere."""
+    metal = memcpy_target("metal")
+    guest = memcpy_target("guest-nosmt", slow_sizes=(16777216,))
+    guest.kind = "tcg-guest"
+    v = judge_memcpy(SC["002"], guest, metal)
+    assert v.status == CANNOT_TELL and "TCG" in v.reason and "16777216 B" in v.here
+    same = memcpy_target("guest-hpet-clock")
+    same.kind = "tcg-guest"
+    assert judge_memcpy(SC["002"], same, metal).status == NOT_REPRODUCED
+    snow_metal = target("metal", snow(250, 250), **{"clock-verdict-monotonic": "vdso"})
+    snow_guest = target("guest-hpet-clock", snow(270, 1080), **{"clock-verdict-monotonic": "fallback"})
+    snow_guest.kind = "tcg-guest"
+    assert judge_snowflake(SC["004"], snow_guest, snow_metal).status == REPRODUCED
 
 
 def snow(ticker, twitter, procs=(1, 2)):

@@ -3,6 +3,7 @@
 from .. import inputs, table
 from ..errors import InputError
 from ..render import FORMATS
+from ..render.escape import terminal
 
 
 def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=0.05, confidence=0.95,
@@ -36,5 +37,5 @@ def gate(t, fail_on_regression, err):
     err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
     for r, col, d in bad:
         grp = f"{r.group}: " if r.group else ""
-        err.write(f"  {grp}{r.name} {r.unit} [{col} vs {t.columns[0]}] {d.pct:+.2f}% (p={d.comparison.p:.3f})\n")
+        err.write(terminal(f"  {grp}{r.name} {r.unit} [{col} vs {t.columns[0]}]") + f" {d.pct:+.2f}% (p={d.comparison.p:.3f})\n")
     return 1

@@ -21,20 +21,26 @@ from ..labcheck import check
 from ..resultfile import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+# A run id names a directory and, while it is assembled, a sibling
+# `.ingest-<id>-XXXXXXXX`; a target names `<target>.env.json`: all must fit
+# the usual 255-byte file name limit.
+RUN_ID_MAX = 200
 MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 
 
 def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None):
     if not SAFE_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
+    if len(run_id) > RUN_ID_MAX:
+        raise InputError("--run-id", f"{len(run_id)} characters: expected at most {RUN_ID_MAX} (it names a directory)")
     if not files:
         raise InputError("ingest", "expected at least one result file")
     parsed = []
     for f in files:
         rf = check(parse_file(f))
-        if not SAFE_NAME.match(rf.target):
-            raise InputError(f, f"target {rf.target!r} cannot name a file; expected letters, digits, '.', '_' or '-'",
-                             rf.config_lines.get("target"))
+        if not SAFE_NAME.match(rf.target) or len(rf.target) > RUN_ID_MAX:
+            raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_' "
+                                f"or '-', at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
         if rf.config.get("run-id") != run_id:
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
         parsed.append(rf)
@@ -65,6 +71,11 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     out.write(f"stored run {run_id}: {', '.join(rf.target for rf in parsed)} in {final}\n")
+    record = json.loads(rounds_text) if rounds_text else {}
+    if record.get("partial"):
+        failed = ", ".join(f"{t} (round {w.get('round')})" for t, w in record.get("failed", {}).items()) or "none"
+        out.write(f"the run is partial: failed {failed}; missing rounds {record.get('missing-rounds', {})} "
+                  f"(rounds.json in {final})\n")
     return 0
 
 
@@ -115,6 +126,9 @@ def _read_manifest(path):
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(path, f"cannot read manifest: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(path, f"manifest is not UTF-8 text ({e.reason} at byte {e.start}); "
+                               "expected `sha256sum` lines `<64 hex>  <file>`") from None
     lines = text.splitlines()
     if not lines:
         raise InputError(path, "empty manifest: expected `sha256sum` lines `<64 hex>  <file>`")

@@ -6,7 +6,7 @@ from . import report
 
 
 def run(run_arg, out, err, alpha=0.05, results_dir=None):
-    ctx, _ = report.build(run_arg, alpha, None, results_dir, plots=False)
+    ctx, _ = report.build(run_arg, alpha, None, results_dir, err, draw_plots=False)
     for line in figures.lines(ctx.table, ctx.explained):
         out.write(line + "\n")
     return 0

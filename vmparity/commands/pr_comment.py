@@ -13,7 +13,8 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from ..render import explanation, fmt, markdown
+from ..render import explanation, fmt, fold, markdown
+from ..render.escape import md_code, md_text
 from . import compare
 from .explain import analyse
 
@@ -41,19 +42,19 @@ def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
     worse = [x for x in sig if x[2].verdict == "worse"]
     better = [x for x in sig if x[2].verdict == "better"]
     out = io.StringIO()
-    out.write(f"{MARKER}\n## vmparity: `{head}` against `{base}`\n\n")
+    out.write(f"{MARKER}\n## vmparity: {md_code(head)} against {md_code(base)}\n\n")
     diffs = machine_differences(t, base, head)
     if diffs:
-        keys = ", ".join(dict.fromkeys(f"`{k}`" for _, k, _, _ in diffs))
+        keys = ", ".join(dict.fromkeys(md_code(k) for _, k, _, _ in diffs))
         g, k, a, b = diffs[0]
         out.write(f"> ⚠️ **Not a like-for-like comparison:** base and head ran on different machines "
-                  f"({keys} differ, e.g. {k} `{a}` vs `{b}`{f' for {g}' if g else ''}). "
+                  f"({keys} differ, e.g. {md_text(k)} {md_code(a)} vs {md_code(b)}{f' for {md_code(g)}' if g else ''}). "
                   "Differences may come from the hardware, not from the change.\n\n")
     groups = {g for g, _ in t.configs}
     for g in sorted(groups - {""}):
         sides = [c for c in (base, head) if (g, c) not in t.configs]
         if sides:
-            out.write(f"- target `{g}` has no results in `{sides[0]}`: not compared\n")
+            out.write(f"- target {md_code(g)} has no results in {md_code(sides[0])}: not compared\n")
     if groups - {""}:
         out.write("\n")
     compared = sum(len(r.deltas) for r in t.rows)
@@ -67,9 +68,9 @@ def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
     if sig:
         body += _explanations(result, limit - len(body) - tail_reserve)
     all_rows = io.StringIO()
-    all_rows.write("\n<details><summary>All rows</summary>\n")
+    all_rows.write(fold.open_("All rows"))
     markdown.render(t, all_rows)
-    all_rows.write("\n</details>\n")
+    all_rows.write(fold.close())
     if sig:
         rows_md, shown = _significant_rows(t, sig, limit - len(body) - tail_reserve)
     else:
@@ -101,7 +102,7 @@ def _explanations(result, budget):
             return buf.getvalue()
     lines = ["\n### Why\n"]
     for e in result.explanations:
-        line = f"- **{e.rule['title']}** (`{e.rule['id']}`, {len(e.rows)} row(s))\n"
+        line = f"- **{md_text(e.rule['title'])}** ({md_code(e.rule['id'])}, {len(e.rows)} row(s))\n"
         if sum(map(len, lines)) + len(line) > budget - 200:
             break
         lines.append(line)
@@ -113,11 +114,11 @@ def _significant_rows(t, sig, budget):
     """One compact table of significant rows, the largest changes first, cut to the budget."""
     base = t.columns[0]
     order = sorted(sig, key=lambda x: -abs(x[2].pct) if x[2].pct is not None else 0)
-    head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | `{base}` | head | change | p | verdict |\n"
+    head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | {md_code(base, in_table=True)} | head | change | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|---|\n")
     parts, used, shown = [head], len(head), 0
     for r, col, d in order:
-        line = (f"| {r.group or col} | `{r.name}` | {r.unit} | {fmt.summary(r.cells.get(base))} | "
+        line = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
                 f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n")
         if used + len(line) > budget:
             break

@@ -1,16 +1,27 @@
 """`vmparity report RUN`: report.md (+ plot PNGs) and a self-contained report.html."""
 
+import importlib
 import os
+import sys
 from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
 from ..names import is_aa_control
-from ..report import html, sections
-from ..report import plots as plot_set
+from ..render.escape import terminal
+from ..report import sections
 
 
-def build(run, alpha=0.05, baseline=None, results_dir=None, plots=True):
+def _report_extra(module):
+    """The plots (matplotlib) and the HTML (markdown-it-py) come with the
+    `report` extra; without it, say so instead of a traceback."""
+    try:
+        return importlib.import_module(f"..report.{module}", __package__)
+    except ModuleNotFoundError as e:
+        raise InputError("vmparity report", f"needs {e.name}: pip install 'vmparity[report]'") from e
+
+
+def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots=True):
     """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
@@ -23,13 +34,10 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, plots=True):
             continue  # the A/A pass is the noise figure, not a target to explain
         sub = _pair_table(t, col)
         explained[col] = explain.explain(sub, t.configs, rules)
-    images = {}
-    for name, _title, fn in (plot_set.PLOTS if plots else []):
-        png = fn(t)
-        if png is not None:
-            images[name] = png
+    plots = _report_extra("plots") if draw_plots else None
+    images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, explained,
-                           [(n, title) for n, title, _ in plot_set.PLOTS if n in images])
+                           [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images])
     return ctx, images
 
 
@@ -43,7 +51,8 @@ def _pair_table(t, col):
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):
-    ctx, images = build(run_arg, alpha, baseline, results_dir)
+    html = _report_extra("html")
+    ctx, images = build(run_arg, alpha, baseline, results_dir, err)
     md = "\n".join(s for s in (fn(ctx) for fn in sections.SECTIONS) if s)
     dest = Path(out_dir) if out_dir else ctx.run_dir
     dest.mkdir(parents=True, exist_ok=True)
@@ -51,7 +60,7 @@ def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=
         _write(dest / name, png)
     _write(dest / "report.md", md.encode("utf-8"))
     _write(dest / "report.html", html.render(md, f"vmparity report {ctx.run_id}", images).encode("utf-8"))
-    out.write(f"wrote {dest / 'report.md'} and {dest / 'report.html'} ({len(images)} plot(s))\n")
+    out.write(terminal(f"wrote {dest / 'report.md'} and {dest / 'report.html'} ({len(images)} plot(s))") + "\n")
     return 0
 
 

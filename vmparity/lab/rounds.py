@@ -8,8 +8,11 @@ every round's order, its timings and the host's hygiene before it.
 
 Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
-  rounds/<k>/<target>.json         {"start": ISO time, "end": ISO time}
-  rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...}}
+  rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
+                                    "timings": {target: {"start", "end"}}}
+  rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}}}
+A run with failed targets or missing rounds is stored all the same, marked
+partial in rounds.json (`partial`, `failed`, `missing-rounds`).
 """
 
 import hashlib
@@ -143,11 +146,18 @@ def merge(staging_run):
         for h in sorted(d.glob("host-*.json")):
             rec = _json(h)
             hosts.setdefault(rec["host"], []).append(rec)
+            for target, when in (rec.get("timings") or {}).items():
+                timings.setdefault(target, {})[k] = when
         for f in sorted(d.glob("*.txt")):
             files.setdefault(f.stem, []).append((k, f))
             t = d / f"{f.stem}.json"
-            if t.is_file():
+            if t.is_file():  # a round written by a bench role that kept timings per target
                 timings.setdefault(f.stem, {})[k] = _json(t)
+    failed = {}
+    for f in sorted(rounds_dir.glob("failed-*.json")):
+        rec = _json(f)
+        for target, why in rec.get("failed", {}).items():
+            failed[target] = dict(why, host=rec.get("host"))
     planned = {}
     for recs in hosts.values():
         for rec in recs:
@@ -171,6 +181,8 @@ def merge(staging_run):
         },
         "fingerprint-changed": changed,
         "missing-rounds": missing,
+        "failed": failed,
+        "partial": bool(missing or failed),
     }
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing

@@ -3,7 +3,8 @@
 import json
 
 from .. import noise
-from . import fmt
+from . import fmt, fold
+from .escape import md_code, md_text, terminal
 
 
 def _row(f):
@@ -24,57 +25,66 @@ def noise_line(result):
                 "checked against the run's own noise (a lab run has one: metal-aa)")
     return (f"noise: A/A control {m.aa} vs {m.metal}: {m.significant} of {m.rows} rows ({100 * m.share:.1f} %) "
             f"differ significantly between two passes of the same environment; {len(result.within_noise)} "
-            f"significant row(s) here are within that noise (see docs/formats.md, Noise)")
+            f"significant row(s) here are within that noise (docs/noise.md)")
 
 
 def text(result, out):
-    out.write(noise_line(result) + "\n")
+    """For a terminal: every value passes through escape.terminal."""
+    t = terminal
+    out.write(t(noise_line(result)) + "\n")
     if not result.explanations and not result.unexplained:
         out.write("no significant differences beyond noise\n")
     for e in result.explanations:
-        out.write(f"[{e.rule['id']}] {e.rule['title']} — {_heading(e)}\n")
-        out.write(f"  cause: {e.cause}\n  fix:   {e.fix}\n  evidence:\n")
+        out.write(f"[{t(e.rule['id'])}] {t(e.rule['title'])} — {t(_heading(e))}\n")
+        out.write(f"  cause: {t(e.cause)}\n  fix:   {t(e.fix)}\n  evidence:\n")
         for k, va, vb in e.evidence:
-            out.write(f"    {k}: {va!r} ({e.a}) vs {vb!r} ({e.b}){'' if va != vb else '  (same)'}\n")
+            out.write(t(f"    {k}: {va!r} ({e.a}) vs {vb!r} ({e.b}){'' if va != vb else '  (same)'}") + "\n")
         for f in e.rows:
-            out.write(f"    row {_row(f)}\n")
+            out.write(f"    row {t(_row(f))}\n")
         out.write("\n")
     if result.unexplained:
         out.write(f"unexplained ({len(result.unexplained)} significant row(s) no rule matched):\n")
         for f in result.unexplained:
-            out.write(f"  {f.group + ': ' if f.group else ''}{_row(f)}\n")
+            out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
     if result.within_noise:
         out.write(f"within noise ({len(result.within_noise)} significant row(s) no larger than the A/A control shows):\n")
         for f in result.within_noise:
-            out.write(f"  {f.group + ': ' if f.group else ''}{_row(f)}\n")
+            out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
+
+
+def _md_row(f):
+    """`name` unit: change — the row as Markdown (the rule text is plain text, shown literally)."""
+    return f"{md_code(f.name)} {md_text(f.unit)}: {md_text(_row(f).split(': ', 1)[1])}"
 
 
 def markdown(result, out, details=True):
     if not result.explanations and not result.unexplained:
         out.write("No significant differences beyond noise.\n")
     for e in result.explanations:
-        out.write(f"- **{e.rule['title']}** (`{e.rule['id']}`, {_heading(e)}, {len(e.rows)} row(s))  \n")
-        out.write(f"  {e.cause}  \n  **Fix:** {e.fix}\n")
+        out.write(f"- **{md_text(e.rule['title'])}** ({md_code(e.rule['id'])}, {md_text(_heading(e))}, "
+                  f"{len(e.rows)} row(s))  \n")
+        out.write(f"  {md_text(e.cause)}  \n  **Fix:** {md_text(e.fix)}\n")
         if details:
-            out.write("  <details><summary>evidence</summary>\n\n")
-            out.write(f"  | key | `{e.a}` | `{e.b}` |\n  |---|---|---|\n")
+            out.write(fold.open_("evidence", indent="  "))
+            out.write(f"  | key | {md_code(e.a, in_table=True)} | {md_code(e.b, in_table=True)} |\n  |---|---|---|\n")
             for k, va, vb in e.evidence:
                 mark = "" if va == vb else " ⬅"
-                out.write(f"  | `{k}` | `{va}` | `{vb}`{mark} |\n")
+                out.write(f"  | {md_code(k, in_table=True)} | {md_code(va, in_table=True)} "
+                          f"| {md_code(vb, in_table=True)}{mark} |\n")
             out.write("\n")
             for f in e.rows:
-                out.write(f"  - `{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
-            out.write("\n  </details>\n")
+                out.write(f"  - {_md_row(f)}\n")
+            out.write(fold.close(indent="  "))
     if result.unexplained:
         out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
         for f in result.unexplained:
-            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
+            out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
     if result.within_noise and details:
-        out.write(f"\n<details><summary>Within noise: {len(result.within_noise)} significant row(s) no larger "
-                  "than the A/A control shows</summary>\n\n")
+        out.write("\n" + fold.open_(f"Within noise: {len(result.within_noise)} significant row(s) no larger "
+                                    "than the A/A control shows"))
         for f in result.within_noise:
-            out.write(f"- {f.group + ': ' if f.group else ''}`{f.name}` {f.unit}: {_row(f).split(': ', 1)[1]}\n")
-        out.write("\n</details>\n")
+            out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
+        out.write(fold.close())
 
 
 def to_dict(result):

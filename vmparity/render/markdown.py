@@ -1,6 +1,7 @@
 """GitHub-flavoured Markdown tables, one per group and unit."""
 
 from . import fmt
+from .escape import md_code, md_text
 from .text import _sections
 
 
@@ -12,16 +13,16 @@ def render(table, out, only_significant=False):
             if not rows:
                 continue
         better = fmt.direction(rows[0].higher_better)
-        out.write(f"\n#### {group + ' · ' if group else ''}`{unit}` ({better})\n\n")
+        out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(unit)} ({better})\n\n")
         head = ["benchmark"]
         for col in table.columns:
-            head.append(f"`{col}`")
+            head.append(md_code(col, in_table=True))
             if col != base:
-                head += [f"vs `{base}`", "p", "verdict"]
+                head += [f"vs {md_code(base, in_table=True)}", "p", "verdict"]
         out.write("| " + " | ".join(head) + " |\n")
         out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
         for r in rows:
-            cells = [f"`{r.name}`"]
+            cells = [md_code(r.name, in_table=True)]
             for col in table.columns:
                 cells.append(fmt.summary(r.cells.get(col)))
                 if col != base:
@@ -40,5 +41,5 @@ def render(table, out, only_significant=False):
     if warnings:
         out.write("\n")
         for w, where in warnings.items():
-            out.write(f"> ⚠️ {w} ({len(where)} row(s), e.g. `{where[0]}`)\n")
+            out.write(f"> ⚠️ {md_text(w)} ({len(where)} row(s), e.g. {md_code(where[0])})\n")
     out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")

@@ -10,6 +10,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from . import fmt
+from .escape import terminal
 
 RICH_MAX_ROWS = 1000
 
@@ -23,12 +24,12 @@ def render(table, out, width=None):
     base = table.columns[0]
     head = ["benchmark"]
     for col in table.columns:
-        head.append(col)
+        head.append(terminal(col))
         if col != base:
-            head += [f"vs {base}", "p"]
+            head += [f"vs {terminal(base)}", "p"]
     for (group, unit), rows in _sections(table):
         better = fmt.direction(rows[0].higher_better)
-        title = f"{group + ' · ' if group else ''}{unit} ({better})"
+        title = terminal(f"{group + ' · ' if group else ''}{unit} ({better})")
         body = [_cells(table, r, base) for r in rows]
         geo = [_geo_cells(table, g, base) for g in table.geomeans if g.group == group and g.unit == unit]
         if len(body) > RICH_MAX_ROWS:
@@ -43,12 +44,12 @@ def render(table, out, width=None):
             t.add_row(*map(Text, cells), end_section=True)
         console.print(t)
     for w, where in table.warnings().items():
-        console.print(Text(f"warning: {w} ({len(where)} row(s), e.g. {where[0]})"))
+        console.print(Text(terminal(f"warning: {w} ({len(where)} row(s), e.g. {where[0]})")))
     console.print(Text(f"alpha={table.alpha:g}; ~ means p > alpha (no significant difference)"))
 
 
 def _cells(table, r, base):
-    cells = [r.name]
+    cells = [terminal(r.name)]
     for col in table.columns:
         cells.append(fmt.summary(r.cells.get(col)))
         if col != base:

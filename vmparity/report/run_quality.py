@@ -48,6 +48,10 @@ def hygiene(ctx):
     for target, keys in rec.get("fingerprint-changed", {}).items():
         for key, values in keys.items():
             out.append(f"- ⚠ `{target}`: `{key}` changed during the run: " + " → ".join(f"`{v}`" for v in values))
+    if rec.get("partial"):
+        out.append("- ⚠ **partial run**: some targets did not finish every round; their rows rest on fewer samples")
+    for target, why in rec.get("failed", {}).items():
+        out.append(f"- ⚠ `{target}` failed in round {why.get('round')} on `{why.get('host')}`: {why.get('msg', '')}")
     for target, ks in rec.get("missing-rounds", {}).items():
         out.append(f"- ⚠ `{target}`: rounds {', '.join(map(str, ks))} did not finish")
     return "\n".join(out) + "\n"

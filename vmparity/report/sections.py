@@ -9,9 +9,10 @@ when it returns None, e.g. for a run without reproduction data).
 import importlib
 from dataclasses import dataclass
 
-from ..render import explanation
+from ..render import explanation, fold
 from . import history_section, run_quality
 from ..render import markdown as md_table
+from ..render.escape import md_code, md_text
 
 
 @dataclass
@@ -24,11 +25,12 @@ class Context:
 
 
 def summary(ctx):
-    base = ctx.table.columns[0]
+    base = md_code(ctx.table.columns[0])
+    title = f"# vmparity report: run {md_code(ctx.run_id)}"
     if len(ctx.table.columns) == 1:
-        return f"# vmparity report: run `{ctx.run_id}`\n\nOne target (`{base}`): nothing to compare it with; results and plots below.\n"
-    lines = [f"# vmparity report: run `{ctx.run_id}`", "", run_quality.noise(ctx), run_quality.hygiene(ctx),
-             f"Baseline: `{base}`. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
+        return f"{title}\n\nOne target ({base}): nothing to compare it with; results and plots below.\n"
+    lines = [title, "", run_quality.noise(ctx), run_quality.hygiene(ctx),
+             f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
              "worse and better count the rows beyond noise.", "",
              "| target | kind | worse | better | within noise | explained by | unexplained |",
              "|---|---|--:|--:|--:|---|--:|"]
@@ -40,9 +42,9 @@ def summary(ctx):
         worse = sum(d.verdict == "worse" for d in deltas)
         better = sum(d.verdict == "better" for d in deltas)
         res = ctx.explained[col]
-        rules = ", ".join(dict.fromkeys(f"`{e.rule['id']}`" for e in res.explanations)) or "—"
-        lines.append(f"| `{col}` | {kind} | {worse} | {better} | {len(res.within_noise)} | {rules} | "
-                     f"{len(res.unexplained)} |")
+        rules = ", ".join(dict.fromkeys(md_code(e.rule['id'], in_table=True) for e in res.explanations)) or "—"
+        lines.append(f"| {md_code(col, in_table=True)} | {md_text(kind)} | {worse} | {better} | {len(res.within_noise)} "
+                     f"| {rules} | {len(res.unexplained)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -55,11 +57,11 @@ def explanations(ctx):
             continue
         res = ctx.explained[col]
         n = len(res.explanations)
-        out.append(f"<details><summary><b>{col}</b> vs {ctx.table.columns[0]}: {n} explanation(s), "
-                   f"{len(res.unexplained)} unexplained</summary>\n")
+        out.append(fold.open_(f" vs {ctx.table.columns[0]}: {n} explanation(s), {len(res.unexplained)} unexplained",
+                              bold=col))
         buf = _Buf()
         explanation.markdown(res, buf)
-        out += [buf.text(), "</details>", ""]
+        out += [buf.text(), fold.close()]
     return "\n".join(out)
 
 
@@ -75,7 +77,7 @@ def plots(ctx):
 def comparison(ctx):
     buf = _Buf()
     md_table.render(ctx.table, buf)
-    return f"## All results\n\n<details><summary>every benchmark, every target</summary>\n{buf.text()}\n</details>\n"
+    return f"## All results\n{fold.open_('every benchmark, every target')}{buf.text()}{fold.close()}"
 
 
 def fingerprints(ctx):
@@ -83,16 +85,13 @@ def fingerprints(ctx):
     cfgs = [ctx.table.configs.get(("", c), {}) for c in cols]
     keys = list(dict.fromkeys(k for c in cfgs for k in c))
     differ = [k for k in keys if len({c.get(k) for c in cfgs}) > 1 and k not in ("target", "run-id")]
-    head = "| key | " + " | ".join(f"`{c}`" for c in cols) + " |\n|---|" + "---|" * len(cols) + "\n"
+    head = "| key | " + " | ".join(md_code(c, in_table=True) for c in cols) + " |\n|---|" + "---|" * len(cols) + "\n"
 
     def rows(ks):
-        return "".join(f"| `{k}` | " + " | ".join(fmt_cell(c.get(k, "")) for c in cfgs) + " |\n" for k in ks)
-    return (f"## Fingerprints\n\nKeys that differ between targets:\n\n{head}{rows(differ)}\n"
-            f"<details><summary>every key</summary>\n\n{head}{rows(keys)}\n</details>\n")
-
-
-def fmt_cell(v):
-    return "`" + str(v).replace("|", "\\|").replace("`", "'") + "`" if v != "" else ""
+        return "".join(f"| {md_code(k, in_table=True)} | " + " | ".join(md_code(c.get(k, ""), in_table=True) for c in cfgs)
+                       + " |\n" for k in ks)
+    return (f"## Fingerprints\n\nKeys that differ between targets:\n\n{head}{rows(differ)}"
+            f"{fold.open_('every key')}{head}{rows(keys)}{fold.close()}")
 
 
 def reproductions(ctx):

@@ -1,4 +1,4 @@
-"""Reproductions of the seed write-ups (issue 5): scenario data and verdicts."""
+"""Reproductions of the seed write-ups: scenario data and verdicts."""
 
 from .section import report_section
 

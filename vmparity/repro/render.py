@@ -1,13 +1,14 @@
 """The Reproductions section of the report, in Markdown: per seed, what the
 seed measured and, per target, the verdict with what was measured here."""
 
-from .verdicts import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from ..render.escape import md_text
+from .judges.verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 MARK = {REPRODUCED: "✅ reproduced", NOT_REPRODUCED: "❌ not reproduced", INCONCLUSIVE: "⚖️ inconclusive", CANNOT_TELL: "❔ cannot tell here"}
 
 
 def _cell(text):
-    return (text or "—").replace("|", "\\|").replace("\n", " ")
+    return md_text(" ".join(text.split("\n"))) if text else "—"
 
 
 def render_markdown(verdicts, scenarios, heading="## Reproductions"):

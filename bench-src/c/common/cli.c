@@ -1,5 +1,9 @@
+/* _GNU_SOURCE: program_invocation_short_name names the program in errors. */
+#define _GNU_SOURCE
 #include "cli.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +67,17 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 		usage(stderr, prog, what);
 		exit(2);
 	}
+}
+
+void vmp_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
 }

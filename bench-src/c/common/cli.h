@@ -15,4 +15,9 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 
 const char *vmp_profile_name(enum vmp_profile p);
 
+/* A failure the program cannot measure around (a file it cannot create, a
+ * counter it cannot read): "PROG: message" on stderr and exit 1, after what
+ * is already on stdout.  Bad command lines exit 2 in vmp_parse_args. */
+void vmp_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
 #endif

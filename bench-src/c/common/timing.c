@@ -59,3 +59,38 @@ int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
 		*k = (uint64_t)((double)*k * grow);
 	}
 }
+
+uint64_t vmp_repetition_ns(enum vmp_profile p)
+{
+	/* smoke is a sanity run; full gives each case a few seconds in all. */
+	switch (p) {
+	case VMP_SMOKE:
+		return 200000000ull;
+	case VMP_QUICK:
+		return 1000000000ull;
+	case VMP_FULL:
+	default:
+		return 5000000000ull;
+	}
+}
+
+uint64_t vmp_calibrate_iters(void (*run)(void *ctx, uint64_t n), void *ctx,
+			     uint64_t target_ns, uint64_t n_min)
+{
+	uint64_t n = n_min ? n_min : 1, pilot_ns = target_ns / 20;
+
+	if (pilot_ns < 1000000)
+		pilot_ns = 1000000;
+	for (;;) {
+		uint64_t t0 = vmp_now_ns();
+		run(ctx, n);
+		uint64_t dt = vmp_now_ns() - t0;
+
+		if (dt >= pilot_ns || n >= (1ull << 40)) {
+			double scaled = (double)n * (double)target_ns / (double)(dt ? dt : 1);
+			uint64_t want = scaled < (double)n_min ? n_min : (uint64_t)scaled;
+			return want ? want : 1;
+		}
+		n *= (dt < pilot_ns / 16) ? 8 : 2;
+	}
+}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
+
 /* CLOCK_MONOTONIC in nanoseconds; aborts if the clock cannot be read. */
 uint64_t vmp_now_ns(void);
 
@@ -23,5 +25,18 @@ struct vmp_budget {
  * b->batch_ns.  run returns 0 on success, non-zero to abort (returned). */
 int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
 			const struct vmp_budget *b, uint64_t *k);
+
+/* The other way to measure, for programs that interleave their cases in
+ * rounds and keep each case's fastest round (storefwd, fence, align): one
+ * repetition may take vmp_repetition_ns(profile) of wall time, shared by
+ * its cases and rounds. */
+uint64_t vmp_repetition_ns(enum vmp_profile p);
+
+/* An iteration count so that run(ctx, n) takes about target_ns: the pilot
+ * grows until it lasts 1/20 of the target (at least 1 ms) and is scaled
+ * from there; it doubles as warm-up of caches and page tables.  Returns at
+ * least n_min (and at least 1). */
+uint64_t vmp_calibrate_iters(void (*run)(void *ctx, uint64_t n), void *ctx,
+			     uint64_t target_ns, uint64_t n_min);
 
 #endif

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -237,13 +238,34 @@ func TestFailureNamesBenchmarkAndWritesNothing(t *testing.T) {
 	}
 }
 
+// lockedBuffer is a bytes.Buffer that one goroutine may write while
+// another reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // TestKilledRunLeavesNoFile kills the real benchrun binary mid-run.
 func TestKilledRunLeavesNoFile(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r.txt")
 		cmd := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out, "--only", "^snowflake$", "--bench-dir", "testdata/slow")
-		var stderr bytes.Buffer
+		// exec copies the child's stderr into this buffer from its own
+		// goroutine while the loop below polls it, so both go through a lock.
+		var stderr lockedBuffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -34,9 +35,25 @@ type Options struct {
 	Count    int
 	Only     *regexp.Regexp
 	BenchDir string
+	Meta     [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
 }
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR]"
+// metaFlag collects repeated --meta KEY=VALUE.
+type metaFlag struct{ o *Options }
+
+func (m metaFlag) String() string { return "" }
+func (m metaFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || !metaKey.MatchString(k) || strings.ContainsAny(v, "\n\r") {
+		return fmt.Errorf("expected KEY=VALUE with a lower-case key of letters, digits and '-', and a one-line value")
+	}
+	m.o.Meta = append(m.o.Meta, [2]string{k, v})
+	return nil
+}
+
+var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -53,6 +70,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 5, full 10)")
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
+	fs.Var(metaFlag{&o}, "meta", "KEY=VALUE header line to record (repeatable), e.g. commit=abc123")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

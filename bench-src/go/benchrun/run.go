@@ -82,6 +82,12 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		h.SetFixed("pinned-cpu", "none")
 	}
 	h.SetFixed("binary-sha256", manifestHash(o.BenchDir))
+	for _, kv := range o.Meta {
+		if _, probed := fpMap[kv[0]]; probed || h.fixed[kv[0]] {
+			return fmt.Errorf("--meta %s: %q is a key benchrun measures itself", kv[0], kv[0])
+		}
+		h.SetFixed(kv[0], kv[1])
+	}
 
 	envT, haveEnv := os.LookupEnv("GLIBC_TUNABLES")
 	l3, l3why := L3Bytes(fpMap)

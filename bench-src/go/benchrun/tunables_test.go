@@ -94,3 +94,22 @@ func TestOnlyMatchingNothingIsUsage(t *testing.T) {
 		t.Fatalf("exit %d, want 2: %s", code, stderr.String())
 	}
 }
+
+func TestMetaLinesReachTheHeaderAndCannotOverrideProbes(t *testing.T) {
+	o := mustParse(t, "--profile", "smoke", "--out", "-", "--only", "^snowflake$", "--bench-dir", binDir,
+		"--meta", "commit=0123abc", "--meta", "branch=main")
+	var stdout bytes.Buffer
+	if err := Run(context.Background(), o, &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "\ncommit: 0123abc\nbranch: main\n") {
+		t.Fatalf("meta lines missing:\n%s", stdout.String())
+	}
+	o = mustParse(t, "--profile", "smoke", "--out", "-", "--only", "^snowflake$", "--bench-dir", binDir, "--meta", "clocksource=tsc")
+	if err := Run(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Fatal("--meta must not override a probed key")
+	}
+	if _, err := ParseArgs([]string{"--profile", "smoke", "--out", "-", "--meta", "Bad Key=1"}, &bytes.Buffer{}); err == nil {
+		t.Fatal("a bad --meta key was accepted")
+	}
+}

@@ -30,7 +30,11 @@ func BenchName(design string, procs int) string {
 	return fmt.Sprintf("BenchmarkSnowflake/impl=%s/procs=%d-%d", design, procs, procs)
 }
 
-var sink ID // keeps the compiler from discarding the IDs
+// sink keeps the compiler from discarding the IDs: every goroutine folds
+// each ID it makes into its own local value, the folds are combined under a
+// mutex when the goroutines finish, and only the benchmark's own goroutine
+// stores the result here, so no two goroutines ever write it at once.
+var sink ID
 
 func benchOne(design string) (testing.BenchmarkResult, error) {
 	var benchErr error
@@ -42,18 +46,26 @@ func benchOne(design string) (testing.BenchmarkResult, error) {
 			b.SkipNow()
 		}
 		defer g.Close()
+		var mu sync.Mutex
+		var combined ID
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
-			var id ID
+			var folded ID
+			defer func() {
+				mu.Lock()
+				combined ^= folded
+				mu.Unlock()
+			}()
 			for pb.Next() {
-				var err error
-				if id, err = g.Next(); err != nil {
+				id, err := g.Next()
+				if err != nil {
 					once.Do(func() { benchErr = err })
 					return
 				}
+				folded ^= id
 			}
-			sink = id
 		})
+		sink ^= combined
 	})
 	return r, benchErr
 }

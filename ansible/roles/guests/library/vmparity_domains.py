@@ -24,6 +24,13 @@ options:
   state_dir:
     description: Only domains with a disk inside this directory (the lab's own).
     type: path
+  absent_daemon_ok:
+    description:
+      - When libvirt cannot be reached and I(state_dir) holds no rendered domain XML any more
+        (a teardown already removed the lab), report no domains instead of failing, so that
+        a second teardown succeeds and changes nothing.
+    type: bool
+    default: false
 requirements: [libvirt-python]
 author: vmparity
 """
@@ -44,6 +51,8 @@ domains:
   elements: dict
 """
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.vmparity_libvirt import HAS_LIBVIRT, LIBVIRT_IMPORT_ERROR, lab_domains
 
@@ -54,6 +63,7 @@ def main():
             uri=dict(type="str", default="qemu:///system"),
             prefix=dict(type="str", required=True),
             state_dir=dict(type="path"),
+            absent_daemon_ok=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -62,7 +72,13 @@ def main():
     try:
         domains = lab_domains(module.params["uri"], module.params["prefix"], module.params["state_dir"])
     except Exception as exc:  # libvirt.libvirtError: daemon down, bad URI
-        module.fail_json(msg=f"cannot read libvirt domains at {module.params['uri']}: {exc}")
+        state_dir = module.params["state_dir"]
+        leftovers = state_dir and os.path.isdir(os.path.join(state_dir, "domains"))
+        if module.params["absent_daemon_ok"] and state_dir and not leftovers:
+            module.exit_json(changed=False, domains=[], daemon_unreachable=str(exc))
+        module.fail_json(msg=f"cannot read libvirt domains at {module.params['uri']}: {exc}"
+                             + (f" (the lab's domain XML is still in {state_dir}/domains: start libvirtd to remove them)"
+                                if leftovers else ""))
     module.exit_json(changed=False, domains=domains)
 
 

@@ -1,0 +1,186 @@
+/* fence: seed 001 ("Trust no one, not even performance counters"). The
+ * cost of an mfence pair or a lock-prefixed pair around loads that miss
+ * the LLC or the TLB, or around divisions, measured in cycles rather than
+ * read off an instruction profile.
+ *   fence --profile smoke|quick|full   one repetition, Go benchmark format
+ *   fence --self-test                  kernels agree with a plain C reference */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "memory.h"
+#include "../common/cli.h"
+#include "../common/gofmt.h"
+#include "../common/ksft.h"
+#include "../common/timing.h"
+#include "../common/tsc.h"
+
+#define FENCE_ROUNDS 3  /* interleaved rounds; the fastest counts */
+#define TSC_WINDOW_NS 5000000ull  /* two calibration windows of 5 ms */
+
+static const char *const works[] = {"llc", "tlb", "div"};
+static const char *const barriers[] = {"none", "lock", "mfence"};
+static const fence_kernel kernels[3][3] = {
+	{fence_llc_none, fence_llc_lock, fence_llc_mfence},
+	{fence_tlb_none, fence_tlb_lock, fence_tlb_mfence},
+	{fence_div_none, fence_div_lock, fence_div_mfence},
+};
+
+struct fence_run {
+	fence_kernel k;
+	const struct fence_mem *m;
+	uint64_t sink;
+};
+
+static void run_kernel(void *arg, uint64_t iters)
+{
+	struct fence_run *r = arg;
+	r->sink += r->k(r->m, iters, r->sink);
+}
+
+static int bench(uint64_t budget_ns)
+{
+	uint64_t t_start = vmp_now_ns();
+	struct fence_sizing s;
+	struct fence_mem m;
+	char l3_source[160], tsc_why[160];
+	uint64_t l3 = fence_sysfs_l3(l3_source, sizeof(l3_source));
+	fence_size(&s, l3, fence_mem_available());
+	fence_alloc(&m, &s);
+	double tsc_ghz = vmp_tsc_probe(TSC_WINDOW_NS, tsc_why, sizeof(tsc_why));
+
+	if (l3)
+		vmp_config("fence-l3-bytes", "%llu (%s)", (unsigned long long)l3, l3_source);
+	else
+		vmp_config("fence-l3-bytes", "unknown (%s)", l3_source);
+	vmp_config("fence-llc-buffer-bytes", "%llu (%s)", (unsigned long long)s.llc_bytes, s.cap_note);
+	vmp_config("fence-tlb-pages", "%llu (4 KiB pages, one line read per page)", (unsigned long long)s.tlb_pages);
+	if (tsc_ghz > 0)
+		vmp_config("fence-tsc", "usable (%.3f GHz; cycles/iter are TSC reference cycles)", tsc_ghz);
+	else
+		vmp_config("fence-tsc", "unusable (%s)", tsc_why);
+
+	/* What setup took is no longer available to the nine measurements. */
+	uint64_t spent = vmp_now_ns() - t_start;
+	uint64_t left = budget_ns > spent * 2 ? budget_ns - spent : budget_ns / 2;
+	uint64_t per_case = left / 9 * 9 / 10;
+	/* Interleaved rounds, fastest counts (min of N), so that a burst of
+	 * other work on a shared machine does not land on one barrier only. */
+	double ns_per_iter[3][3], cyc_per_iter[3][3];
+	uint64_t iters[3][3];
+	struct fence_run r = {.m = &m, .sink = 1};
+	for (int w = 0; w < 3; w++)
+		for (int b = 0; b < 3; b++) {
+			r.k = kernels[w][b];
+			iters[w][b] = vmp_calibrate_iters(run_kernel, &r, per_case / FENCE_ROUNDS, 1024);
+			ns_per_iter[w][b] = 1e300;
+		}
+	for (int round = 0; round < FENCE_ROUNDS; round++)
+		for (int w = 0; w < 3; w++)
+			for (int b = 0; b < 3; b++) {
+				r.k = kernels[w][b];
+				uint64_t c0 = vmp_rdtsc(), t0 = vmp_now_ns();
+				run_kernel(&r, iters[w][b]);
+				uint64_t t1 = vmp_now_ns(), c1 = vmp_rdtsc();
+				double ns = (double)(t1 - t0) / (double)iters[w][b];
+				if (ns < ns_per_iter[w][b]) {
+					ns_per_iter[w][b] = ns;
+					cyc_per_iter[w][b] = (double)(c1 - c0) / (double)iters[w][b];
+				}
+			}
+	/* The seed's "actual overhead": the share of the barrier loop's time
+	 * that the barrier pair costs, (t_barrier - t_none) / t_barrier.
+	 * Configuration comes before the first result line. */
+	for (int w = 0; w < 3; w++)
+		for (int b = 1; b < 3; b++) {
+			char key[64];
+			snprintf(key, sizeof(key), "fence-overhead-%s-%s", works[w], barriers[b]);
+			vmp_config(key, "%.1f%%", 100.0 * (ns_per_iter[w][b] - ns_per_iter[w][0]) / ns_per_iter[w][b]);
+		}
+	for (int w = 0; w < 3; w++)
+		for (int b = 0; b < 3; b++) {
+			char name[64];
+			snprintf(name, sizeof(name), "BenchmarkFence/work=%s/barrier=%s", works[w], barriers[b]);
+			struct vmp_metric m[] = {
+				{cyc_per_iter[w][b], tsc_ghz > 0 ? "cycles/iter" : NULL},
+				{ns_per_iter[w][b], "ns/iter"},
+			};
+			vmp_bench_line(name, iters[w][b] * FENCE_ROUNDS, m, 2);
+		}
+	fence_free(&m);
+	return 0;
+}
+
+/* cycles/iter are TSC ticks: where the TSC is usable, the ticks a kernel
+ * run takes must match its wall time at the calibrated rate. */
+static void check_tsc_cycles(void)
+{
+	char why[160];
+	double ghz = vmp_tsc_probe(TSC_WINDOW_NS, why, sizeof(why));
+
+	if (ghz <= 0) {
+		vmp_skip("TSC cycles (%s)", why);
+		return;
+	}
+	struct fence_sizing small = {.llc_bytes = 1 << 18, .tlb_pages = 64};
+	struct fence_mem m;
+	struct fence_run r = {.k = fence_div_none, .m = &m, .sink = 1};
+	fence_alloc(&m, &small);
+	uint64_t c0 = vmp_rdtsc(), t0 = vmp_now_ns();
+	run_kernel(&r, 2000000);
+	uint64_t t1 = vmp_now_ns(), c1 = vmp_rdtsc();
+	fence_free(&m);
+	double want = (double)(t1 - t0) * ghz, got = (double)(c1 - c0);
+	vmp_check(got > 0.95 * want && got < 1.05 * want,
+		  "TSC at %.3f GHz: %.0f ticks over %.0f ns (expected %.0f)", ghz, got, (double)(t1 - t0), want);
+}
+
+static int self_test(void)
+{
+	vmp_check(fence_parse_cache_size("32768K\n") == 32ull << 20, "sysfs size 32768K is 32 MiB");
+	vmp_check(fence_parse_cache_size("1M") == 1ull << 20, "sysfs size 1M is 1 MiB");
+	vmp_check(fence_parse_cache_size("12x") == 0 && fence_parse_cache_size("") == 0,
+		    "malformed sysfs sizes are rejected");
+	vmp_check(fence_pow2_floor(48ull << 20) == 32ull << 20, "power-of-two floor of 48 MiB is 32 MiB");
+
+	struct fence_sizing s;
+	fence_size(&s, 32ull << 20, 24ull << 30);
+	vmp_check(s.llc_bytes == 128ull << 20, "4x a 32 MiB L3 with 24 GiB free: 128 MiB (%llu)",
+		    (unsigned long long)s.llc_bytes);
+	fence_size(&s, 32ull << 20, 512ull << 20);
+	vmp_check(s.llc_bytes == 64ull << 20 && s.tlb_pages == 16384,
+		    "512 MiB free caps the LLC buffer at 64 MiB (%llu) and keeps 16384 TLB pages",
+		    (unsigned long long)s.llc_bytes);
+	fence_size(&s, 256ull << 20, 0);
+	vmp_check(s.llc_bytes == 1ull << 30, "a 256 MiB L3 is capped at 1 GiB (%llu)",
+		    (unsigned long long)s.llc_bytes);
+	fence_size(&s, 0, 0);
+	vmp_check(s.llc_bytes == 128ull << 20, "unknown L3 assumes 32 MiB (%llu)", (unsigned long long)s.llc_bytes);
+
+	/* Small buffers: the kernels compute the same value as plain C. */
+	struct fence_sizing small = {.llc_bytes = 1 << 18, .tlb_pages = 64};
+	struct fence_mem m;
+	fence_alloc(&m, &small);
+	for (int w = 0; w < 3; w++) {
+		uint64_t want = fence_reference(works[w], &m, 5000, 42);
+		for (int b = 0; b < 3; b++) {
+			uint64_t got = kernels[w][b](&m, 5000, 42);
+			vmp_check(got == want, "work=%s barrier=%s matches the reference (%016llx)", works[w],
+				    barriers[b], (unsigned long long)got);
+		}
+	}
+	vmp_check(fence_lock_word == 0, "the lock-prefixed pair leaves the lock word at 0");
+	fence_free(&m);
+
+	check_tsc_cycles();
+	return vmp_ksft_finish("fence");
+}
+
+int main(int argc, char **argv)
+{
+	struct vmp_args args;
+
+	vmp_parse_args(argc, argv, "mfence and lock pairs around misses and divisions", &args);
+	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile));
+}

@@ -1,0 +1,142 @@
+/* How big the fence buffers are, and why: the L3 comes from sysfs (the
+ * per-CPU shared cache; getconf reports the whole socket's), capped so
+ * that a small guest is not pushed into swap. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "memory.h"
+#include "../common/cli.h"
+
+uint64_t fence_parse_cache_size(const char *text)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text)
+		return 0;
+	switch (*end) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	}
+	while (*end == '\n' || *end == ' ')
+		end++;
+	return *end ? 0 : v;
+}
+
+uint64_t fence_pow2_floor(uint64_t x)
+{
+	return x ? 1ull << (63 - __builtin_clzll(x)) : 0;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok ? 0 : -1;
+}
+
+uint64_t fence_sysfs_l3(char *source, unsigned source_len)
+{
+	char path[128], buf[64], shared[64];
+	for (int idx = 0; idx < 8; idx++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
+		if (read_line(path, buf, sizeof(buf)) != 0)
+			break;
+		if (strcmp(buf, "3") != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+		if (read_line(path, buf, sizeof(buf)) != 0)
+			break;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", idx);
+		if (read_line(path, shared, sizeof(shared)) != 0)
+			snprintf(shared, sizeof(shared), "?");
+		uint64_t bytes = fence_parse_cache_size(buf);
+		snprintf(source, source_len, "sysfs cpu0 cache index%d, shared by cpus %s", idx, shared);
+		return bytes;
+	}
+	snprintf(source, source_len, "no level-3 cache in /sys/devices/system/cpu/cpu0/cache");
+	return 0;
+}
+
+uint64_t fence_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	unsigned long long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_available)
+{
+	s->l3_bytes = l3_bytes;
+	uint64_t base = l3_bytes ? l3_bytes : FENCE_L3_FALLBACK;
+	uint64_t want = base * FENCE_LLC_MULTIPLE, cap = FENCE_CAP_BYTES;
+	if (mem_available && mem_available / FENCE_CAP_MEM_DIVISOR < cap)
+		cap = mem_available / FENCE_CAP_MEM_DIVISOR;
+	uint64_t got = want < cap ? want : cap;
+	s->llc_bytes = fence_pow2_floor(got);
+	if (s->llc_bytes < (1u << 20))
+		s->llc_bytes = 1u << 20;
+	s->tlb_pages = FENCE_TLB_PAGES;
+	while (s->tlb_pages > 64 && s->tlb_pages * 4096 > cap)
+		s->tlb_pages /= 2;
+	snprintf(s->cap_note, sizeof(s->cap_note), "%dx %s L3 = %llu, cap min(1 GiB, MemAvailable/%d) = %llu%s",
+		 FENCE_LLC_MULTIPLE, l3_bytes ? "the" : "an assumed 32 MiB", (unsigned long long)want,
+		 FENCE_CAP_MEM_DIVISOR, (unsigned long long)cap,
+		 got < want ? ", capped" : "");
+}
+
+static void *map_region(uint64_t bytes, int advice, const char *what)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		vmp_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what,
+			  strerror(errno));
+	/* Huge pages for the LLC buffer so its misses are cache misses, not TLB
+	 * misses; 4 KiB pages for the TLB buffer so every page needs its own entry. */
+	madvise(p, bytes, advice);
+	return p;
+}
+
+void fence_alloc(struct fence_mem *m, const struct fence_sizing *s)
+{
+	uint64_t *llc = map_region(s->llc_bytes, MADV_HUGEPAGE, "LLC");
+	uint64_t *tlb = map_region(s->tlb_pages * 4096, MADV_NOHUGEPAGE, "TLB");
+	/* Writing every line gives every page its own frame (an untouched page
+	 * would be the shared zero page, always cached). */
+	uint64_t x = 0x243f6a8885a308d3ull;
+	for (uint64_t line = 0; line < s->llc_bytes / 64; line++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		llc[line * 8] = x;
+	}
+	for (uint64_t pg = 0; pg < s->tlb_pages; pg++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		tlb[pg * 512 + (pg & 63) * 8] = x;
+	}
+	m->llc = llc;
+	m->llc_lines = s->llc_bytes / 64;
+	m->tlb = tlb;
+	m->tlb_pages = s->tlb_pages;
+}
+
+void fence_free(struct fence_mem *m)
+{
+	munmap((void *)m->llc, m->llc_lines * 64);
+	munmap((void *)m->tlb, m->tlb_pages * 4096);
+}
