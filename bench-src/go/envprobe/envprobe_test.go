@@ -18,7 +18,7 @@ hypervisor-signature constant-tsc nonstop-tsc vmx svm threads-per-core cores-per
 cpus-online cpus-visible l1d-cache l2-cache l3-cache getconf-l1d-cache getconf-l2-cache
 getconf-l3-cache glibc glibc-diagnostics-source nt-threshold rep-movsb-threshold
 rep-stosb-threshold shared-cache-size glibc-tunables clocksource clocksources-available vdso pmu
-pmu-reason target-kind target-kind-evidence cgroup cpu-quota cpuset governor turbo thp`)
+pmu-reason target-kind target-kind-evidence cgroup cpu-quota cpuset seccomp governor turbo thp`)
 
 // TestProbeKeysAndFormat runs the real probe: every contract key exactly
 // once, benchfmt-valid config lines, and JSON with the same content.
@@ -198,5 +198,20 @@ func TestBusyFindsASpinningProcess(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the spinning sh[%d] was not reported as busy", spin.Process.Pid)
+	}
+}
+
+func TestParseSeccomp(t *testing.T) {
+	for in, want := range map[string]string{
+		"Name:\tx\nSeccomp:\t0\nSeccomp_filters:\t0\n": "disabled",
+		"Seccomp:\t2\nSeccomp_filters:\t1\n":           "filter (1 filters)",
+		"Seccomp:\t1\n":                                "strict",
+	} {
+		if got := ParseSeccomp(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	if got := ParseSeccomp("Name:\tx\n"); !strings.HasPrefix(got, "unknown") {
+		t.Errorf("no Seccomp line: %q", got)
 	}
 }

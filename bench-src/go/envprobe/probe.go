@@ -121,6 +121,7 @@ func Probe() []Field {
 	add("cpu-quota", cg.quota)
 	add("cpuset", cg.cpuset)
 
+	add("seccomp", probeSeccomp())
 	add("governor", probeGovernor())
 	add("turbo", probeTurbo())
 	add("thp", probeTHP())
