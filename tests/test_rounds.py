@@ -29,6 +29,14 @@ def test_each_target_leads_a_round_about_equally_often():
         assert 60 < firsts.count(t) < 140, (t, firsts.count(t))
 
 
+def test_a_capped_target_takes_part_in_the_first_rounds_only():
+    plan = rounds.schedule(TARGETS, 5, seed=9, limits={"guest-nosmt": 3, "guest-hpet-clock": 3})
+    assert [("guest-nosmt" in o) for o in plan] == [True, True, True, False, False]
+    assert all("metal" in o and "metal-aa" in o for o in plan)
+    with pytest.raises(InputError):
+        rounds.schedule(TARGETS, 5, seed=9, limits={"metal": 0})
+
+
 def test_schedule_refuses_duplicates_and_no_rounds():
     with pytest.raises(InputError):
         rounds.schedule(["metal", "metal"], 3, 1)

@@ -5,9 +5,14 @@ from vmparity.lab import rounds
 from vmparity.names import aa_control_of
 
 
-def vmparity_schedule(targets, count, seed):
-    """[{round: k, order: [target, …]}]: every target once per round, shuffled per round."""
-    return [{"round": k, "order": order} for k, order in enumerate(rounds.schedule(targets, int(count), int(seed)), 1)]
+def vmparity_schedule(targets, count, seed, rounds_by_kind=None):
+    """[{round: k, order: [target, …]}]: every target once per round, shuffled per round.
+    targets: [{target, kind}]; rounds_by_kind {kind: n} caps the rounds of that kind's targets."""
+    names = [t["target"] for t in targets]
+    caps = {t["target"]: min(int(count), int((rounds_by_kind or {})[t["kind"]]))
+            for t in targets if t.get("kind") in (rounds_by_kind or {})}
+    plan = rounds.schedule(names, int(count), int(seed), caps)
+    return [{"round": k, "order": order} for k, order in enumerate(plan, 1)]
 
 
 class FilterModule:
