@@ -6,6 +6,9 @@ LAB_INVENTORY    ?= $(ROOT)/ansible/inventories/local
 ANSIBLE_PLAYBOOK ?= $(VENV)/bin/ansible-playbook
 VMPARITY         ?= $(VENV)/bin/vmparity
 LAB_ARGS         ?=
+# The run id of lab-up ("" = UTC time + profile). The id of a stored partial
+# run fills in the targets it is missing; a complete run's id is refused.
+LAB_RUN_ID       ?=
 LAB_TEST_ARGS    ?=
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
 RESULTS_DIR      ?= $(ROOT)/results
@@ -23,7 +26,7 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 	phase() { local name=$$1; shift; local t=$$(date +%s); echo "==> lab-up: $$name"; "$$@"; \
 	  times+="$$(printf '  %-22s %6ss' "$$name" "$$(( $$(date +%s) - t ))")"$$'\n'; }; \
 	if [ -e "$(CACHE_DIR)/image/current/recipe.sha256" ]; then image=warm; else image=cold; fi; \
-	run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-lab-$(PROFILE); \
+	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-lab-$(PROFILE); \
 	phase "deps" $(MAKE) --no-print-directory deps; \
 	phase "bench (build)" $(MAKE) --no-print-directory bench; \
 	phase "image ($$image)" $(MAKE) --no-print-directory image; \

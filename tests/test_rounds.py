@@ -113,3 +113,37 @@ def test_merge_names_a_broken_round_file(tmp_path):
 def test_seed_for_is_stable():
     assert rounds.seed_for("2026-11-23T10-00-00Z-lab-quick") == rounds.seed_for("2026-11-23T10-00-00Z-lab-quick")
     assert isinstance(random.Random(rounds.seed_for("x")).random(), float)
+
+
+def _ingest(cli, tmp_path, staging, run_id, *extra):
+    files = sorted(staging.glob("*.txt"))
+    return cli("--results-dir", tmp_path / "results", "ingest", "--run-id", run_id,
+               "--rounds", staging / "rounds.json", *extra, *files)
+
+
+def test_a_partial_run_is_stored_and_filled_in_without_touching_the_rest(tmp_path, cli):
+    staging = _stage(tmp_path / "a", 3, targets=("metal", "metal-aa", "guest-nosmt"),
+                     drop={("guest-nosmt", 2), ("guest-nosmt", 3)})
+    (staging / "rounds" / "failed-localhost.json").write_text(json.dumps(
+        {"host": "localhost", "failed": {"guest-nosmt": {"round": 2, "rounds_done": 1, "msg": "guest destroyed"}}}))
+    rounds.merge(staging)
+    r = _ingest(cli, tmp_path, staging, "run1")
+    assert r.code == 0 and "the run is partial: failed guest-nosmt (round 2)" in r.out, r
+    stored = tmp_path / "results" / "runs" / "run1"
+    metal_before = (stored / "metal.txt").read_bytes()
+
+    # a complete run cannot be "filled in"; a finished target cannot be replaced that way
+    again = _stage(tmp_path / "b", 3, targets=("guest-nosmt", "metal"))
+    rounds.merge(again)
+    assert _ingest(cli, tmp_path, again, "run1", "--fill-in").code == 2
+
+    fill = _stage(tmp_path / "c", 3, targets=("guest-nosmt",))
+    rounds.merge(fill)
+    r = _ingest(cli, tmp_path, fill, "run1", "--fill-in")
+    assert r.code == 0, r
+    rec = json.loads((stored / "rounds.json").read_text())
+    assert rec["partial"] is False and rec["failed"] == {} and rec["missing-rounds"] == {}
+    assert rec["filled-in"][0]["targets"] == ["guest-nosmt"]
+    assert (stored / "metal.txt").read_bytes() == metal_before
+    assert parse_file(stored / "guest-nosmt.txt").config["count"] == "3"
+    assert _ingest(cli, tmp_path, fill, "run1", "--fill-in").code == 2  # no longer partial

@@ -44,6 +44,7 @@ def _parser():
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
     s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
+    s.add_argument("--fill-in", action="store_true", help="add the targets a stored partial run is missing, leaving the rest as it is")
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
     s.add_argument("files", nargs="+", metavar="FILE")
@@ -113,7 +114,7 @@ def _dispatch(a, out, err):
     cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
     if a.command == "ingest":
         return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
-                       rounds_record=a.rounds)
+                       rounds_record=a.rounds, fill_in=a.fill_in)
     if a.command == "check":
         return cmd.run(a.files, out, err)
     if a.command == "compare":

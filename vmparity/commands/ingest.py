@@ -28,7 +28,7 @@ RUN_ID_MAX = 200
 MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 
 
-def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None):
+def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False):
     if not SAFE_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
     if len(run_id) > RUN_ID_MAX:
@@ -51,11 +51,16 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
 
     runs = inputs.runs_dir(results_dir)
     final = runs / run_id
-    if final.exists() and not force:
-        raise InputError(final, f"run {run_id!r} is already stored; use --force to replace it")
+    if fill_in:
+        rounds_text = _fill_in_record(final, parsed, rounds_text)
+    elif final.exists() and not force:
+        raise InputError(final, f"run {run_id!r} is already stored; use --force to replace it "
+                                "(or --fill-in to add the targets a partial run is missing)")
     runs.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".ingest-{run_id}-", dir=runs))
     try:
+        if fill_in:  # start from the stored run: its finished targets stay exactly as they are
+            shutil.copytree(final, tmp, dirs_exist_ok=True)
         for rf in parsed:
             shutil.copyfile(rf.path, tmp / f"{rf.target}.txt")  # verbatim: benchstat reads it as is
             with open(tmp / f"{rf.target}.env.json", "w", encoding="utf-8") as fh:
@@ -77,6 +82,25 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
         out.write(f"the run is partial: failed {failed}; missing rounds {record.get('missing-rounds', {})} "
                   f"(rounds.json in {final})\n")
     return 0
+
+
+def _fill_in_record(final, parsed, new_text):
+    """The stored run's rounds record with these targets filled in; refuses a run
+    that is not stored or not partial, and a target the run does not miss."""
+    if not final.is_dir():
+        raise InputError(final, "--fill-in: no such stored run")
+    old = rounds.load_record(final)
+    if old is None or not old.get("partial"):
+        raise InputError(final, "--fill-in: the run is not partial; expected a run whose rounds.json says partial")
+    if new_text is None:
+        raise InputError("--fill-in", "expected --rounds with the fill-in's own rounds.json")
+    missing = rounds.missing_targets(old)
+    extra = [rf.target for rf in parsed if rf.target not in missing]
+    if extra:
+        raise InputError(parsed[0].path, f"--fill-in: {', '.join(extra)} finished in the stored run; "
+                                         f"expected only the missing target(s) {', '.join(sorted(missing))}")
+    merged = rounds.fill_in(old, json.loads(new_text), [rf.target for rf in parsed])
+    return json.dumps(merged, indent=1, ensure_ascii=False) + "\n"
 
 
 def _check_binaries(parsed, manifest, manifest_text, err):

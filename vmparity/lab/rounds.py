@@ -223,3 +223,34 @@ def rounds_for(profile, count=0):
     if profile not in PROFILE_ROUNDS:
         raise InputError("bench_profile", f"{profile!r}: expected one of {', '.join(PROFILE_ROUNDS)}")
     return PROFILE_ROUNDS[profile]
+
+
+def missing_targets(record):
+    """The targets a partial run lacks in full: failed ones and those with missing rounds."""
+    return set(record.get("failed", {})) | set(record.get("missing-rounds", {}))
+
+
+def fill_in(old, new, targets):
+    """The record of a partial run after `targets` were measured again in full
+    (their own rounds, in `new`): their failures and missing rounds are gone,
+    the fill-in's rounds are kept under `filled-in`, and the run is partial
+    only while something is still missing."""
+    out = json.loads(json.dumps(old))
+    for t in targets:
+        out.get("failed", {}).pop(t, None)
+        out.get("missing-rounds", {}).pop(t, None)
+        out.get("fingerprint-changed", {}).pop(t, None)
+    for t in targets:
+        if t in new.get("fingerprint-changed", {}):
+            out.setdefault("fingerprint-changed", {})[t] = new["fingerprint-changed"][t]
+    for t, ks in new.get("missing-rounds", {}).items():
+        out.setdefault("missing-rounds", {})[t] = ks
+    for t, why in new.get("failed", {}).items():
+        out.setdefault("failed", {})[t] = why
+    out.setdefault("filled-in", []).append({
+        "targets": sorted(targets),
+        "hosts": new.get("hosts", {}),
+        "note": "measured after the run, not interleaved with the targets it finished",
+    })
+    out["partial"] = bool(out.get("failed") or out.get("missing-rounds"))
+    return out

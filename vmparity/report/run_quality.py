@@ -1,9 +1,12 @@
 """The report's first lines: can the differences below be trusted? The run's
 noise figure from its A/A control, the rounds that ran on a busy host, and
-fingerprint keys that moved during the run."""
+fingerprint keys that moved during the run. Every value is escaped: names
+come from result files and process names from the host."""
 
 from ..lab import figures, rounds
 from ..noise import FAMILY_QUANTILE, FLOOR_PCT, family_summary
+from ..render import fold
+from ..render.escape import md_code, md_text
 
 
 def noise(ctx):
@@ -13,19 +16,20 @@ def noise(ctx):
                 "`metal-aa`), so significant differences below are not checked against the run's own noise.\n")
     out = []
     for m in t.noise:
-        out.append(f"**Noise:** the A/A control (`{m.metal}` measured twice in every round, the second pass as "
-                   f"`{m.aa}`) differs significantly in **{m.significant} of {m.rows} rows ({100 * m.share:.1f} %)**. "
-                   f"A difference counts as *beyond noise* when it is significant and larger than "
-                   f"max({FLOOR_PCT:g} %, the row's A/A change, the {100 * FAMILY_QUANTILE:.0f}th percentile of its "
-                   f"benchmark's A/A changes); smaller ones are listed as within noise.")
+        out.append(f"**Noise:** the A/A control ({md_code(m.metal)} measured twice in every round, the second pass "
+                   f"as {md_code(m.aa)}) differs significantly in **{m.significant} of {m.rows} rows "
+                   f"({100 * m.share:.1f} %)**. A difference counts as *beyond noise* when it is significant and larger "
+                   f"than max({FLOOR_PCT:g} %, the row's A/A change, the {100 * FAMILY_QUANTILE:.0f}th percentile of "
+                   f"its benchmark's A/A changes); smaller ones are listed as within noise (docs/noise.md).")
     for f in figures.per_target(t, ctx.explained):
-        out.append(f"- `{f.target}` ({f.kind}): **{f.beyond} of {f.rows} rows ({100 * f.beyond_share:.1f} %) beyond "
-                   f"noise**, {f.unexplained} of them unexplained; {f.within} within noise")
-    spread = [
-        f"| `{base}` | {unit} | {q:.1f} % | {n} |" for m in t.noise for base, unit, q, n in family_summary(m)]
-    out += ["", "<details><summary>A/A spread per benchmark</summary>", "",
+        out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
+                   f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "
+                   f"{f.within} within noise")
+    spread = [f"| {md_code(base, in_table=True)} | {md_code(unit, in_table=True)} | {q:.1f} % | {n} |"
+              for m in t.noise for base, unit, q, n in family_summary(m)]
+    out += [fold.open_("A/A spread per benchmark").rstrip("\n"), "",
             f"| benchmark | unit | {100 * FAMILY_QUANTILE:.0f}th pct of \\|Δ\\| (metal-aa vs metal) | rows |",
-            "|---|---|--:|--:|", *spread, "", "</details>"]
+            "|---|---|--:|--:|", *spread, fold.close().rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -37,21 +41,27 @@ def hygiene(ctx):
     out = []
     for host, rs in rec["hosts"].items():
         seed = rs[0].get("seed") if rs else None
-        out.append(f"**Rounds:** {len(rs)} interleaved round(s) on `{host}` (seed {seed}); each measured every "
-                   f"target once, in a shuffled order recorded in rounds.json.")
+        out.append(f"**Rounds:** {len(rs)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
+                   f"measured the host's targets once, one at a time, in a shuffled order recorded in rounds.json.")
         for r in rs:
             h = r.get("hygiene") or {}
             busy = h.get("busy-processes", "none")
             if busy not in ("none", ""):
-                out.append(f"- ⚠ round {r['round']} started on a busy host: load {h.get('loadavg', '?')}; "
-                           f"busy: {busy} (over {h.get('busy-threshold', 'the threshold')})")
+                out.append(f"- ⚠ round {md_text(r['round'])} started on a busy host: load "
+                           f"{md_text(h.get('loadavg', '?'))}; busy: {md_code(busy)} "
+                           f"(over {md_text(h.get('busy-threshold', 'the threshold'))})")
     for target, keys in rec.get("fingerprint-changed", {}).items():
         for key, values in keys.items():
-            out.append(f"- ⚠ `{target}`: `{key}` changed during the run: " + " → ".join(f"`{v}`" for v in values))
+            out.append(f"- ⚠ {md_code(target)}: {md_code(key)} changed during the run: "
+                       + " → ".join(md_code(v) for v in values))
+    for fill in rec.get("filled-in", []):
+        out.append(f"- {', '.join(md_code(t) for t in fill['targets'])} measured later to fill in this run: "
+                   f"{md_text(fill['note'])}")
     if rec.get("partial"):
         out.append("- ⚠ **partial run**: some targets did not finish every round; their rows rest on fewer samples")
     for target, why in rec.get("failed", {}).items():
-        out.append(f"- ⚠ `{target}` failed in round {why.get('round')} on `{why.get('host')}`: {why.get('msg', '')}")
+        out.append(f"- ⚠ {md_code(target)} failed in round {md_text(why.get('round'))} on {md_code(why.get('host'))}: "
+                   f"{md_text(why.get('msg', ''))}")
     for target, ks in rec.get("missing-rounds", {}).items():
-        out.append(f"- ⚠ `{target}`: rounds {', '.join(map(str, ks))} did not finish")
+        out.append(f"- ⚠ {md_code(target)}: rounds {md_text(', '.join(map(str, ks)))} did not finish")
     return "\n".join(out) + "\n"
