@@ -83,17 +83,31 @@ class Lab:
             **self.extra,
         }
 
-    def playbook(self, name: str, *args: str, timeout: int = 1500, **extra) -> Run:
-        vars_file = self.root / f"vars-{os.getpid()}.json"
+    def _command(self, name: str, args, extra):
+        vars_file = self.root / f"vars-{os.getpid()}-{len(list(self.root.glob('vars-*.json')))}.json"
         vars_file.write_text(json.dumps({**self.vars(), **extra}))
         env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible" / "ansible.cfg"),
                    ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-        proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), str(PLAYBOOKS / name),
-                               "-e", f"@{vars_file}", *args],
-                              cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
-        log = self.root / f"{name}.{len(list(self.root.glob(name + '.*.log')))}.log"
-        log.write_text(proc.stdout + proc.stderr)
+        return [str(VENV_BIN / "ansible-playbook"), str(PLAYBOOKS / name), "-e", f"@{vars_file}", *args], env
+
+    def _log(self, name: str, text: str) -> None:
+        (self.root / f"{name}.{len(list(self.root.glob(name + '.*.log')))}.log").write_text(text)
+
+    def playbook(self, name: str, *args: str, timeout: int = 1500, **extra) -> Run:
+        cmd, env = self._command(name, args, extra)
+        proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+        self._log(name, proc.stdout + proc.stderr)
         return Run(proc.returncode, proc.stdout + proc.stderr)
+
+    def start_playbook(self, name: str, *args: str, **extra) -> subprocess.Popen:
+        """A playbook running in the background, for a test that breaks something under it."""
+        cmd, env = self._command(name, args, extra)
+        return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def finish(self, name: str, proc: subprocess.Popen, timeout: int = 1500) -> Run:
+        out, _ = proc.communicate(timeout=timeout)
+        self._log(name, out)
+        return Run(proc.returncode, out)
 
 
 def _prerequisites() -> None:

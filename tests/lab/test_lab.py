@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import docker
@@ -210,6 +211,43 @@ def test_fabric_quick_fetches_a_result(lab):
     assert proc.returncode == 0, proc.stderr[-3000:]
     stored = list((lab.results_dir / "runs" / "fab-e2e").glob("*.txt"))
     assert len(stored) == 1 and header(stored[0])["profile"] == "smoke"
+
+
+def test_a_guest_destroyed_mid_run_keeps_the_rest_and_is_filled_in(lab):
+    run_id = "e2e-fault"
+    staging = lab.root / "staging" / run_id / "rounds"
+    victim = lab.prefix + "nosmt"
+    proc = lab.start_playbook("bench.yml", bench_profile="smoke", bench_count="2", bench_run_id=run_id)
+    deadline = time.monotonic() + 900
+    # destroy the guest once round 1 is under way and before it measured it
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = {p.stem for p in staging.glob("1/*.txt")}
+        if done and "guest-nosmt" not in done:
+            subprocess.run(["virsh", "-c", "qemu:///system", "destroy", victim], check=True, capture_output=True)
+            break
+        if "guest-nosmt" in done:  # measured before we could break it: break it before round 2
+            subprocess.run(["virsh", "-c", "qemu:///system", "destroy", victim], check=True, capture_output=True)
+            break
+        time.sleep(0.5)
+    run = lab.finish("bench.yml", proc)
+    assert run.rc != 0, "a run with a failed target must exit non-zero"
+    assert "guest-nosmt in round" in run.output
+    run_dir = lab.results_dir / "runs" / run_id
+    rec = json.loads((run_dir / "rounds.json").read_text())
+    assert rec["partial"] and "guest-nosmt" in rec["failed"], rec
+    finished = {p.stem for p in run_dir.glob("*.txt")}
+    assert {"metal", "metal-aa", "guest-hpet-clock", "container-nolimit"} <= finished
+    before = {t: (run_dir / f"{t}.txt").read_bytes() for t in finished if t != "guest-nosmt"}
+
+    # restart the guest, run again with the same id: only guest-nosmt is measured and added
+    assert lab.playbook("lab-up.yml").rc == 0
+    again = lab.playbook("bench.yml", bench_profile="smoke", bench_count="2", bench_run_id=run_id)
+    assert again.rc == 0, again.output[-5000:]
+    rec = json.loads((run_dir / "rounds.json").read_text())
+    assert not rec["partial"] and rec["filled-in"][0]["targets"] == ["guest-nosmt"]
+    assert header(run_dir / "guest-nosmt.txt")["count"] == "2"
+    assert all((run_dir / f"{t}.txt").read_bytes() == b for t, b in before.items())
+    assert not (lab.root / "staging" / run_id).exists(), "staging is cleaned once the run is stored"
 
 
 def test_lab_down_leaves_no_domain_overlay_or_container(lab):
