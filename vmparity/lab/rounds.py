@@ -27,6 +27,10 @@ SCHEMA = "vmparity-rounds/1"
 # Header keys benchrun measures per invocation: they may differ between
 # rounds without meaning the environment changed; their totals are kept.
 SUMMED_KEYS = ("cpu-throttled-ms",)
+# Header keys that are measurements of one repetition (docs/formats.md: "of
+# this repetition"), not fingerprint: round 1's value stays in the header,
+# and a change between rounds is not a fingerprint change.
+PER_REPETITION = ("align-spread", "fence-overhead-", "memcpy-tsc-ghz")
 PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
 COUNT_KEY = "count"
 
@@ -98,7 +102,7 @@ def merge_target(round_files):
                 order.append(k)
     for k in order:
         values = [dict(c).get(k) for c, _, _ in parts]
-        if len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY):
+        if len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY) and not k.startswith(PER_REPETITION):
             changed[k] = values
     merged = dict(first)
     merged[COUNT_KEY] = str(sum(int(dict(c).get(COUNT_KEY, "1")) for c, _, _ in parts))
