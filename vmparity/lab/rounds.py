@@ -30,7 +30,7 @@ SUMMED_KEYS = ("cpu-throttled-ms",)
 # Header keys that are measurements of one repetition (docs/formats.md: "of
 # this repetition"), not fingerprint: round 1's value stays in the header,
 # and a change between rounds is not a fingerprint change.
-PER_REPETITION = ("align-spread", "fence-overhead-", "memcpy-tsc-ghz")
+PER_REPETITION = ("align-spread", "fence-overhead-", "fence-llc-buffer-bytes", "memcpy-tsc-ghz")
 PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
 COUNT_KEY = "count"
 
