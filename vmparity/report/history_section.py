@@ -14,6 +14,7 @@ from .. import explain, history, stats
 from ..errors import InputError
 from ..history import changepoints, explain_change
 from ..history.render import change_sentence, changed_keys, md_code, md_text
+from ..render import fold
 
 MAX_MOVED = 20  # rows listed as moved at this run; the rest are counted
 MAX_EARLIER = 10  # earlier change points listed
@@ -80,7 +81,9 @@ def _moved_here(tracks, cps, h, run_id, method):
         return []
     items.sort(key=lambda i: -(abs(i[1]) if i[1] is not None else float("inf")))
     rules = explain.load_rules()
-    out = [f"**Moved at this run** ({len(items)} row(s)):", ""]
+    # folded: the list can be long (a kernel change moves hundreds of rows) and the report leads with the summary
+    out = [f"**Moved at this run** ({len(items)} row(s), largest first):", "",
+           fold.open_(f"the {min(len(items), MAX_MOVED)} largest moves").rstrip("\n"), ""]
     for t, pct, p, verdict, changed, how in items[:MAX_MOVED]:
         prev, now = t.run_ids[-2], t.run_ids[-1]
         pa, pb = h.provenance(prev, t.target), h.provenance(now, t.target)
@@ -96,4 +99,4 @@ def _moved_here(tracks, cps, h, run_id, method):
                        f"Fix: {md_text(e.fix)}")
     if len(items) > MAX_MOVED:
         out.append(f"- … and {len(items) - MAX_MOVED} more (`vmparity history` lists every row).")
-    return out + [""]
+    return out + [fold.close().rstrip("\n"), ""]
