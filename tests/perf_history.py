@@ -14,20 +14,18 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import historygen as hg  # noqa: E402
+from perf_compare import timed  # noqa: E402  (wall and cpu seconds of one command)
 
 from vmparity.history import index  # noqa: E402
 
 TARGETS = ["metal", "guest-nosmt", "container-quota"]
-CPU = []  # cpu seconds of each timed command (steadier than wall time on a shared machine)
 
 
 def plan_for(runs, rows_per_target, seed):
@@ -70,15 +68,15 @@ def main():
     size = os.path.getsize(results / index.INDEX_NAME)
 
     cmd = [a.vmparity, "--results-dir", str(results), "history"]
-    warm = min(timed(cmd, Path(a.dir) / "history.txt") for _ in range(a.repeat))
-    warm_json = timed(cmd + ["--format", "json"], Path(a.dir) / "history.json")
+    warm, warm_cpu = min(timed(cmd, Path(a.dir) / "history.txt") for _ in range(a.repeat))
+    warm_json, json_cpu = timed(cmd + ["--format", "json"], Path(a.dir) / "history.json")
     doc = json.loads((Path(a.dir) / "history.json").read_text())
     found = {(t["target"], t["benchmark"], cp["run_id"]) for t in doc["tracks"] for cp in t["change_points"]}
     want = {(s.target, plan.name(s.row), plan.run_id(s.run)) for s in plan.shifts}
     missed, false = want - found, found - want
     print(f"index build from cold: {cold:.1f} s wall, {cold_cpu:.1f} s cpu (goal < 60 s), index {size / 1e6:.0f} MB")
-    print(f"vmparity history, warm index, text: {warm:.2f} s wall, best cpu {min(CPU[:-1]):.2f} s (goal < 2 s); "
-          f"json: {warm_json:.2f} s wall, {CPU[-1]:.2f} s cpu")
+    print(f"vmparity history, warm index, text: {warm:.2f} s wall, cpu {warm_cpu:.2f} s (goal < 2 s); "
+          f"json: {warm_json:.2f} s wall, {json_cpu:.2f} s cpu")
     print(f"change points: {len(found)} found, {len(want)} injected, {len(missed)} missed, {len(false)} false "
           f"({doc['method']['tests']} candidate runs, Bonferroni p ≤ {doc['method']['p_threshold']:.2g})")
     for what, items in (("missed", missed), ("false", false)):
@@ -89,16 +87,6 @@ def main():
     print("bench-history: " + ("all goals met" if ok else "GOAL MISSED"))
     return 0 if ok else 1
 
-
-def timed(cmd, sink):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    with open(sink, "w") as out:
-        subprocess.run(cmd, stdout=out, check=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    CPU.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-    return wall
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .names import aa_control_of, is_aa_control, is_lab_metal, split_name
+from .names import aa_control_of, is_lab_metal, split_name
 
 FLOOR_PCT = 3.0
 FAMILY_QUANTILE = 0.95
@@ -83,18 +83,6 @@ def pairs_in(columns):
     return [(c, aa_control_of(c)) for c in columns if is_lab_metal(c) and aa_control_of(c) in cols]
 
 
-def control_columns(columns):
-    return [c for c in columns if is_aa_control(c)]
-
-
-def model_for(models, target):
-    """The noise model of the host `target` lives on: the one whose metal shares its host suffix."""
-    for m in models:
-        suffix = m.metal[len("metal"):]
-        if suffix and target.endswith(suffix):
-            return m
-    plain = [m for m in models if m.metal == "metal"]
-    return plain[0] if plain else (models[0] if len(models) == 1 else None)
 
 
 def family_summary(model, top=None):

@@ -22,8 +22,8 @@ from ..resultfile import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 # A run id names a directory and, while it is assembled, a sibling
-# `.ingest-<id>-XXXXXXXX`; a target names `<target>.env.json`: all must fit
-# the usual 255-byte file name limit.
+# `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
+# `<target>.env.json`: all must fit the usual 255-byte file name limit.
 RUN_ID_MAX = 200
 MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 

@@ -159,9 +159,6 @@ def merge(staging_run):
                 timings.setdefault(target, {})[k] = when
         for f in sorted(d.glob("*.txt")):
             files.setdefault(f.stem, []).append((k, f))
-            t = d / f"{f.stem}.json"
-            if t.is_file():  # a round written by a bench role that kept timings per target
-                timings.setdefault(f.stem, {})[k] = _json(t)
     failed = {}
     for f in sorted(rounds_dir.glob("failed-*.json")):
         rec = _json(f)

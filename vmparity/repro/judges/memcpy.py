@@ -11,6 +11,7 @@ from .verdict import (
     NOT_REPRODUCED,
     REPRODUCED,
     Verdict,
+    any_clears,
     hardware_effect,
     missing,
     straddles,
@@ -70,14 +71,13 @@ def against_metal(sc, t, metal, threshold, sizes, expect):
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, f"no measured copy size lies between {lo:#x} and {hi:#x}")
     # The side with the lower threshold uses non-temporal stores at these sizes.
     nt_side, cached_side = (t, metal) if threshold < metal_threshold else (metal, t)
-    rows, decisions, gap_closed, undecided = [], [], True, None
+    rows, contrasts, gap_closed = [], [], True
     for size in between:
         nt_ns, cached_ns = copy_ns(nt_side, "default", size), copy_ns(cached_side, "default", size)
         if nt_ns is None or cached_ns is None:
             continue
         c = contrast(nt_ns, cached_ns)
-        decisions.append(c.decide(expect["min-slowdown"]))
-        undecided = undecided or (c if decisions[-1] == "unsure" else None)
+        contrasts.append(c)
         row = f"{size} B: {fmt(c.a)} vs {fmt(c.b)} ns ({c.ratio:.1f}x, {c.note()})"
         nt_fixed, cached_fixed = copy_ns(nt_side, "l3-3q", size), copy_ns(cached_side, "l3-3q", size)
         if nt_fixed is not None and cached_fixed is not None:
@@ -88,10 +88,11 @@ def against_metal(sc, t, metal, threshold, sizes, expect):
             gap_closed = False
         rows.append(row)
     here += f"; {nt_side.name} (lower threshold) vs {cached_side.name}: " + "; ".join(rows)
-    if "yes" not in decisions and undecided is not None:
+    decision, undecided = any_clears(contrasts, expect["min-slowdown"])
+    if decision == "unsure":
         return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
                        straddles("the slowest size", undecided, expect["min-slowdown"]))
-    if "yes" in decisions:
+    if decision == "yes":
         return Verdict(
             sc["seed"],
             t.name,
@@ -119,14 +120,13 @@ def nt_penalty(sc, t, threshold, sizes, expect):
     here = f"nt-threshold {threshold:#x}, tunable=min applied {applied_min:#x}"
     if applied_min >= threshold:
         return Verdict(sc["seed"], t.name, CANNOT_TELL, here, "tunable=min did not lower the threshold here")
-    rows, decisions, undecided = [], [], None
+    rows, contrasts = [], []
     for size in (s for s in sizes if applied_min < s <= threshold):
         nt_ns, cached_ns = copy_ns(t, "min", size), copy_ns(t, "default", size)
         if nt_ns is None or cached_ns is None:
             continue
         c = contrast(nt_ns, cached_ns)
-        decisions.append(c.decide(expect["min-nt-penalty"]))
-        undecided = undecided or (c if decisions[-1] == "unsure" else None)
+        contrasts.append(c)
         rows.append(f"{size} B: {fmt(c.a)} ns with NT stores vs {fmt(c.b)} ({c.ratio:.1f}x, {c.note()})")
     if not rows:
         return Verdict(
@@ -138,7 +138,8 @@ def nt_penalty(sc, t, threshold, sizes, expect):
             "tunable=min and tunable=default",
         )
     here += "; " + "; ".join(rows)
-    if "yes" in decisions:
+    decision, undecided = any_clears(contrasts, expect["min-nt-penalty"])
+    if decision == "yes":
         return Verdict(
             sc["seed"],
             t.name,
@@ -146,7 +147,7 @@ def nt_penalty(sc, t, threshold, sizes, expect):
             here,
             "a lower threshold makes cache-sized copies slower (the seed's mechanism)",
         )
-    if undecided is not None:
+    if decision == "unsure":
         return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
                        straddles("NT stores over cached copies", undecided, expect["min-nt-penalty"]))
     return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here, "non-temporal stores cost no more than cached ones here")

@@ -53,6 +53,16 @@ def missing(sc, t, base, program):
     )
 
 
+def any_clears(contrasts, bar):
+    """Over contrasts of several sizes: ("yes", None) when one clears the bar, else
+    ("unsure", the first undecided one) when one straddles it, else ("no", None)."""
+    decisions = [(c.decide(bar), c) for c in contrasts]
+    if any(d == "yes" for d, _ in decisions):
+        return "yes", None
+    unsure = next((c for d, c in decisions if d == "unsure"), None)
+    return ("unsure", unsure) if unsure is not None else ("no", None)
+
+
 def straddles(what, c, bar):
     return (f"{what}: {c.interval()} straddles the {bar:g}x bar ({c.note()}); "
             "more rounds (PROFILE=full or bench_count) would decide")
