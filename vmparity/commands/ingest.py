@@ -18,6 +18,7 @@ from .. import inputs
 from ..lab import rounds
 from ..errors import InputError
 from ..labcheck import check
+from ..render.escape import terminal
 from ..resultfile import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -79,8 +80,10 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     record = json.loads(rounds_text) if rounds_text else {}
     if record.get("partial"):
         failed = ", ".join(f"{t} (round {w.get('round')})" for t, w in record.get("failed", {}).items()) or "none"
-        out.write(f"the run is partial: failed {failed}; missing rounds {record.get('missing-rounds', {})} "
-                  f"(rounds.json in {final})\n")
+        hosts = "".join(f"; host {h} failed in round {w.get('round')}: {w.get('msg')}"
+                        for h, w in record.get("failed-hosts", {}).items())
+        out.write(terminal(f"the run is partial: failed {failed}{hosts}; missing rounds "
+                           f"{record.get('missing-rounds', {})} (rounds.json in {final})") + "\n")
     return 0
 
 
@@ -94,12 +97,13 @@ def _fill_in_record(final, parsed, new_text):
         raise InputError(final, "--fill-in: the run is not partial; expected a run whose rounds.json says partial")
     if new_text is None:
         raise InputError("--fill-in", "expected --rounds with the fill-in's own rounds.json")
-    missing = rounds.missing_targets(old)
+    new = json.loads(new_text)
+    missing = rounds.fill_in_allowed(old, new)
     extra = [rf.target for rf in parsed if rf.target not in missing]
     if extra:
         raise InputError(parsed[0].path, f"--fill-in: {', '.join(extra)} finished in the stored run; "
                                          f"expected only the missing target(s) {', '.join(sorted(missing))}")
-    merged = rounds.fill_in(old, json.loads(new_text), [rf.target for rf in parsed])
+    merged = rounds.fill_in(old, new, [rf.target for rf in parsed])
     return json.dumps(merged, indent=1, ensure_ascii=False) + "\n"
 
 

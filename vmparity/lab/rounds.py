@@ -10,9 +10,12 @@ Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
   rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
                                     "timings": {target: {"start", "end"}}}
-  rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}}}
-A run with failed targets or missing rounds is stored all the same, marked
-partial in rounds.json (`partial`, `failed`, `missing-rounds`).
+  rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
+                                    "host-failed": {"round", "msg"} or null}
+A run with failed targets, failed hosts or missing rounds is stored all the
+same, marked partial in rounds.json (`partial`, `failed`, `failed-hosts`,
+`missing-rounds`). A failed host (it did not answer at the start, or stopped
+answering in round k) is filled in as a whole: every target it measures.
 """
 
 import hashlib
@@ -159,11 +162,13 @@ def merge(staging_run):
                 timings.setdefault(target, {})[k] = when
         for f in sorted(d.glob("*.txt")):
             files.setdefault(f.stem, []).append((k, f))
-    failed = {}
+    failed, failed_hosts = {}, {}
     for f in sorted(rounds_dir.glob("failed-*.json")):
         rec = _json(f)
         for target, why in rec.get("failed", {}).items():
             failed[target] = dict(why, host=rec.get("host"))
+        if rec.get("host-failed"):
+            failed_hosts[rec.get("host")] = rec["host-failed"]
     planned = {}
     for recs in hosts.values():
         for rec in recs:
@@ -188,7 +193,8 @@ def merge(staging_run):
         "fingerprint-changed": changed,
         "missing-rounds": missing,
         "failed": failed,
-        "partial": bool(missing or failed),
+        "failed-hosts": failed_hosts,
+        "partial": bool(missing or failed or failed_hosts),
     }
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
@@ -231,6 +237,19 @@ def missing_targets(record):
     return set(record.get("failed", {})) | set(record.get("missing-rounds", {}))
 
 
+def targets_of_hosts(record, hosts):
+    """The targets a rounds record measured on these hosts (from every round's order)."""
+    return {t for h in hosts for r in record.get("hosts", {}).get(h, []) for t in r.get("order", [])}
+
+
+def fill_in_allowed(old, new):
+    """What a fill-in may add to the partial run `old`: its missing targets, and
+    every target the fill-in (`new`) measured on a host that failed in `old`,
+    which may include guests and containers the run never saw (the host was
+    down before they were found)."""
+    return missing_targets(old) | targets_of_hosts(new, old.get("failed-hosts", {}))
+
+
 def fill_in(old, new, targets):
     """The record of a partial run after `targets` were measured again in full
     (their own rounds, in `new`): their failures and missing rounds are gone,
@@ -248,10 +267,14 @@ def fill_in(old, new, targets):
         out.setdefault("missing-rounds", {})[t] = ks
     for t, why in new.get("failed", {}).items():
         out.setdefault("failed", {})[t] = why
+    for host in new.get("hosts", {}):
+        out.get("failed-hosts", {}).pop(host, None)  # it answered and measured this time
+    for host, why in new.get("failed-hosts", {}).items():
+        out.setdefault("failed-hosts", {})[host] = why
     out.setdefault("filled-in", []).append({
         "targets": sorted(targets),
         "hosts": new.get("hosts", {}),
         "note": "measured after the run, not interleaved with the targets it finished",
     })
-    out["partial"] = bool(out.get("failed") or out.get("missing-rounds"))
+    out["partial"] = bool(out.get("failed") or out.get("missing-rounds") or out.get("failed-hosts"))
     return out
