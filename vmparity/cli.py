@@ -48,6 +48,9 @@ def _parser():
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
     s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--program-output", action="store_true",
+                   help="each FILE is one benchmark program's own output, before benchrun adds the fingerprint: "
+                        "every rule but the fingerprint keys")
 
     s = sub.add_parser("compare", help="median, CI, change and Mann-Whitney p per benchmark")
     s.add_argument("operands", nargs="+", metavar="A", help="result files, run directories or run-ids")
@@ -116,7 +119,7 @@ def _dispatch(a, out, err):
         return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
                        rounds_record=a.rounds, fill_in=a.fill_in)
     if a.command == "check":
-        return cmd.run(a.files, out, err)
+        return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":
         return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
                        results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)
