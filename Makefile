@@ -9,6 +9,7 @@ BUILD        ?= $(ROOT)/build
 BENCH_OUT    ?= $(BUILD)/bench
 VENV         ?= $(ROOT)/.venv
 PY           ?= $(VENV)/bin/python
+VMPARITY     ?= $(VENV)/bin/vmparity
 CACHE_DIR    ?= $(HOME)/.cache/vmparity
 GOBIN_DIR    ?= $(ROOT)/build/gobin
 BENCHSTAT    ?= $(GOBIN_DIR)/benchstat

@@ -57,5 +57,5 @@ $(BENCH_OUT)/fence: $(call bench_c_srcs,fence)
 $(BENCH_OUT)/align: $(call bench_c_srcs,align)
 	$(call bench_c_link,-g -static)
 
-test-bench-c: $(BENCH_C_BINS) $(BENCHSTAT) ## Self-test the C benchmarks, check their disassembly and that a smoke run of each parses with benchstat
-	$(BENCH_C_SRC)/test-bench-c.sh $(BENCH_OUT) $(BENCHSTAT) $(BENCH_C_TEST)
+test-bench-c: $(BENCH_C_BINS) $(BENCHSTAT) $(STAMPS)/venv ## Self-test the C benchmarks, check their disassembly and that a smoke run of each passes `vmparity check` and benchstat
+	$(BENCH_C_SRC)/test-bench-c.sh $(BENCH_OUT) $(BENCHSTAT) $(VMPARITY) $(BENCH_C_TEST)

@@ -21,7 +21,7 @@ $(addprefix $(BENCH_OUT)/,$(GO_CMDS)): $(BENCH_OUT)/%: $(GO_SOURCES)
 TEST_TARGETS += test-bench-go
 # The race detector needs cgo (gcc); only the tests use it, the shipped
 # binaries stay static (GO_BUILD).
-test-bench-go: bench $(BENCHSTAT) ## Go unit tests (snowflake, envprobe, benchrun), again under the race detector, and the benchrun→benchstat end-to-end test
+test-bench-go: bench $(BENCHSTAT) $(STAMPS)/venv ## Go unit tests (snowflake, envprobe, benchrun), again under the race detector, and the benchrun→vmparity check→benchstat end-to-end test
 	cd $(GO_SRC) && $(GO) vet ./... && $(GO) test ./...
 	cd $(GO_SRC) && CGO_ENABLED=1 $(GO) test -race ./...
-	$(GO_SRC)/e2e/quick-benchstat.sh $(BENCH_OUT) $(BENCHSTAT)
+	$(GO_SRC)/e2e/quick-benchstat.sh $(BENCH_OUT) $(BENCHSTAT) $(VMPARITY)

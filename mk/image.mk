@@ -5,6 +5,7 @@
 IMAGE_CACHE    ?= $(CACHE_DIR)/image
 IMAGE_RECIPE   ?= vm-templates/image/build-image.sh
 VARIANTS_FILE  ?= vm-templates/variants.yml
+CONTAINER_VARIANTS_FILE ?= docker/variants.yml
 IMAGE_TEST_ARGS ?=
 
 .PHONY: image docker-image variants-check test-image
@@ -12,12 +13,14 @@ IMAGE_TEST_ARGS ?=
 image: ## Build the guest/container root filesystem image (cached; rebuilt only when the recipe changes)
 	CACHE_DIR=$(CACHE_DIR) $(IMAGE_RECIPE)
 
-docker-image: image $(STAMPS)/venv ## Import the image into docker (vmparity-base:<hash>) and build docker/Dockerfile on it
-	CACHE_DIR=$(CACHE_DIR) $(PY) docker/lab_image.py
+# The containers role is the one builder of the container image; its image
+# tasks (tag containers_image) run here alone, against the local dockerd.
+docker-image: image $(STAMPS)/venv ## Import the image into docker (vmparity-bench:<hash> on vmparity-base:<hash>) as the containers role does
+	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-up.yml --tags containers_image $(LAB_ARGS)
 
-variants-check: $(STAMPS)/venv ## Check vm-templates/variants.yml and docker/variants.yml and print the matrix
-	$(PY) vm-templates/variants_check.py $(VARIANTS_FILE)
-	$(PY) docker/container_variants.py
+variants-check: $(STAMPS)/venv ## Check vm-templates/variants.yml and docker/variants.yml against their schemas and print the matrix
+	$(VMPARITY) lab variants guests $(VARIANTS_FILE)
+	$(VMPARITY) lab variants containers $(CONTAINER_VARIANTS_FILE)
 
 test-image: image $(STAMPS)/venv ## Test the image: templates validate, bad variants fail, one TCG guest boots to SSH, the container builds and runs
 	CACHE_DIR=$(CACHE_DIR) $(PY) -m pytest -q -m lab tests/image $(IMAGE_TEST_ARGS)

@@ -1,8 +1,9 @@
 # `make repro`: every seed's experiment as a lab scenario. The
 # scenarios (vmparity/repro/scenarios.yaml) say which targets and which
-# benchrun jobs each seed needs; the plan starts only those guests and
-# containers, runs only those jobs on each, stores one run, and the report's
-# Reproductions section gives every seed a verdict on every target.
+# benchrun jobs each seed needs; the plan (`vmparity lab repro-plan`) starts
+# only those guests and containers, runs only those jobs on each, stores one
+# run, and the report's Reproductions section gives every seed a verdict on
+# every target.
 #   make repro                                   every target the scenarios name
 #   make repro REPRO_TARGETS="metal container-quota" PROFILE=quick
 
@@ -18,7 +19,7 @@ repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS
 	echo "==> repro: deps, binaries, image"; \
 	$(MAKE) --no-print-directory deps bench image; \
 	echo "==> repro: plan (targets: $(if $(strip $(REPRO_TARGETS)),$(REPRO_TARGETS),every one a scenario names))"; \
-	provision=$$($(PY) -m vmparity.repro.plan --variants $(VARIANTS_FILE) --containers docker/variants.yml \
+	provision=$$($(VMPARITY) lab repro-plan --variants $(VARIANTS_FILE) --containers $(CONTAINER_VARIANTS_FILE) \
 	  --targets "$(REPRO_TARGETS)" --write $(REPRO_PLAN_DIR)); \
 	cat $(REPRO_PLAN_DIR)/bench-vars.json; \
 	echo "==> repro: provision"; \

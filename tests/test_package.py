@@ -44,4 +44,6 @@ def test_runtime_dependencies_are_declared():
     names = {d.split(">")[0].split("<")[0].split("=")[0].lower() for d in deps["dependencies"]}
     assert names == {"numpy", "rich", "pyyaml", "jinja2"}
     assert any(d.startswith("scipy") for d in deps["optional-dependencies"]["test"])
+    # the variant files' schemas are checked by the lab layer only
+    assert any(d.startswith("jsonschema") for d in deps["optional-dependencies"]["lab"])
     assert {"report", "lab", "test"} <= set(deps["optional-dependencies"])

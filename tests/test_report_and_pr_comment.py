@@ -40,7 +40,7 @@ def test_report_refuses_a_single_file(cli, testdata, tmp_path):
 
 
 def test_report_includes_the_reproductions_hook(cli, testdata, tmp_path, monkeypatch):
-    """A stand-in `vmparity.repro` with the hook (the real package is issue-owned elsewhere)."""
+    """A stand-in `vmparity.repro` with the hook: the report calls whatever hook the package has."""
     repro = types.ModuleType("vmparity.repro")
     repro.report_section = lambda run_dir: f"## Reproductions\n\nfrom {run_dir.name}\n"
     monkeypatch.setitem(sys.modules, "vmparity.repro", repro)

@@ -48,6 +48,9 @@ def _parser():
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
     s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--program-output", action="store_true",
+                   help="each FILE is one benchmark program's own output, before benchrun adds the fingerprint: "
+                        "every rule but the fingerprint keys")
 
     s = sub.add_parser("compare", help="median, CI, change and Mann-Whitney p per benchmark")
     s.add_argument("operands", nargs="+", metavar="A", help="result files, run directories or run-ids")
@@ -96,10 +99,37 @@ def _parser():
     s.add_argument("--better", default="lower", choices=["lower", "higher"],
                    help="gab: the units of customSmallerIsBetter (lower) or customBiggerIsBetter (higher)")
 
-    s = sub.add_parser("lab", help="the lab's own steps (called by the bench role)")
+    s = sub.add_parser("lab", help="the lab's own steps and contracts (called by the Makefile and the Ansible roles)")
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
     m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")
+    m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
+    kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
+    g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")
+    g.add_argument("file", nargs="?", metavar="FILE", help="default: the repository's vm-templates/variants.yml")
+    g.add_argument("--accel", choices=["kvm", "qemu"], help="as this acceleration will really get them (qemu: the TCG substitutions)")
+    g.add_argument("--json", action="store_true", help="print the variants as JSON")
+    c = kinds.add_parser("containers", help="docker/variants.yml: the container matrix, resolved for a host")
+    c.add_argument("file", nargs="?", metavar="FILE", help="default: the repository's docker/variants.yml")
+    c.add_argument("--host-cpus", type=int, metavar="N", help="the host's CPU count the quotas are resolved for (default: this host's)")
+    c.add_argument("--json", action="store_true", help="print each variant's docker run settings as JSON")
+    m = lab.add_parser("domain-xml", help="render vm-templates/domain.xml.j2 for one guest variant, as the guests role does")
+    m.add_argument("variant")
+    m.add_argument("--variants", metavar="FILE", help="default: the repository's vm-templates/variants.yml")
+    m.add_argument("--accel", choices=["kvm", "qemu"], required=True)
+    m.add_argument("--ssh-port", type=int, required=True)
+    m.add_argument("--image-dir", required=True, metavar="DIR", help="where vmlinuz and initrd.img are (the cache's image/current)")
+    m.add_argument("--overlay", required=True, metavar="QCOW2")
+    m.add_argument("--console-log", required=True, metavar="FILE")
+    m.add_argument("--seed-disk", metavar="IMG")
+    m.add_argument("--host-cpus", type=int, metavar="N")
+    m = lab.add_parser("repro-plan", help="which benchrun jobs `make repro` runs on which target, as Ansible extra-vars")
+    m.add_argument("--variants", metavar="FILE", help="the guest matrix (default: the repository's vm-templates/variants.yml)")
+    m.add_argument("--containers", metavar="FILE", help="the container matrix (default: the repository's docker/variants.yml)")
+    m.add_argument("--targets", default="", help="space- or comma-separated targets to keep (default: all)")
+    m.add_argument("--scenarios", metavar="YAML", help="scenario file (default: the package's vmparity/repro/scenarios.yaml)")
+    m.add_argument("--write", metavar="DIR",
+                   help="write DIR/bench-vars.json and DIR/provision-vars.json, and print lab-up.yml's arguments")
 
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
     s.add_argument("base", metavar="BASE")
@@ -116,7 +146,7 @@ def _dispatch(a, out, err):
         return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
                        rounds_record=a.rounds, fill_in=a.fill_in)
     if a.command == "check":
-        return cmd.run(a.files, out, err)
+        return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":
         return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
                        results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)

@@ -11,7 +11,10 @@ from .formatspec import known_units, required_keys
 
 
 def check(rf, keys=None):
-    """Raise InputError naming the file, the line and what a lab file must hold."""
+    """Raise InputError naming the file, the line and what a lab file must hold.
+
+    keys: the fingerprint keys required (default: format.yaml's); () for a
+    benchmark program's own output, which benchrun completes with them."""
     for lineno, text in rf.skipped:
         if text.startswith("Benchmark"):
             raise InputError(rf.path, f"truncated result line {text!r}: expected "
@@ -46,7 +49,7 @@ def check(rf, keys=None):
         if len({len(v) for v in b.values}) > 1:
             raise InputError(rf.path, f"mixed units for {b.name}: its lines do not all report "
                                       f"{' '.join(b.units)}; expected the same units on every line", b.line)
-    missing = [k for k in (keys or required_keys()) if k not in rf.config]
+    missing = [k for k in (required_keys() if keys is None else keys) if k not in rf.config]
     if missing:
         raise InputError(
             rf.path,

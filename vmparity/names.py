@@ -1,5 +1,16 @@
-"""Benchmark names: `BenchmarkMemcpy/link=static/size=1024` -> base + parameters."""
+"""Names that cross layers, with their one definition here.
 
+Benchmark names: `BenchmarkMemcpy/link=static/size=1024` -> base + parameters.
+
+Target names and kinds: the lab names the host itself `metal`, its A/A control
+pass `metal-aa`, a guest `guest-<variant>` and a container
+`container-<variant>`; a rack appends `-<host>` to every one of them
+(vmparity_target_suffix). A target's kind says what ran it. The Ansible roles
+get these through the filter plugin of the `vmparity` role, the repro plan and
+the verdicts import them.
+"""
+
+import fnmatch
 import math
 from functools import lru_cache
 
@@ -57,6 +68,55 @@ def param_number(value):
 
 METAL = "metal"
 AA_CONTROL = "metal-aa"  # the host's metal measured a second time in every round
+GUEST_PREFIX = "guest-"
+CONTAINER_PREFIX = "container-"
+
+# The target-kind a result file carries (envprobe detects the same four).
+METAL_KIND, KVM_GUEST, TCG_GUEST, CONTAINER = "metal", "kvm-guest", "tcg-guest", "container"
+KINDS = (METAL_KIND, KVM_GUEST, TCG_GUEST, CONTAINER)
+# What runs a lab target decides its kind: the host itself, a libvirt domain of
+# type kvm, one of type qemu (TCG: emulation, never to be mistaken for
+# virtualization), or docker.
+KIND_BY_RUNNER = {"host": METAL_KIND, "kvm": KVM_GUEST, "qemu": TCG_GUEST, "docker": CONTAINER}
+
+
+def metal_target(suffix=""):
+    """The host's own target: metal (metal-rack02 on a rack)."""
+    return f"{METAL}{suffix}"
+
+
+def guest_target(variant, suffix=""):
+    """The target of a guest variant: nosmt -> guest-nosmt (guest-nosmt-rack02 on a rack)."""
+    return f"{GUEST_PREFIX}{variant}{suffix}"
+
+
+def container_target(variant, suffix=""):
+    """The target of a container variant: quota -> container-quota."""
+    return f"{CONTAINER_PREFIX}{variant}{suffix}"
+
+
+def guest_variant(target):
+    """The variant of a guest target named without a rack suffix, else None."""
+    return target[len(GUEST_PREFIX):] if target.startswith(GUEST_PREFIX) else None
+
+
+def container_variant(target):
+    """The variant of a container target named without a rack suffix, else None."""
+    return target[len(CONTAINER_PREFIX):] if target.startswith(CONTAINER_PREFIX) else None
+
+
+def target_kind(runner):
+    """The kind of a target run by `runner` (host, kvm, qemu or docker)."""
+    try:
+        return KIND_BY_RUNNER[runner]
+    except KeyError:
+        raise ValueError(f"unknown runner {runner!r}: expected one of {', '.join(KIND_BY_RUNNER)}") from None
+
+
+def matches(target, pattern):
+    """A target matches a glob over plain target names as it is or with a rack
+    host suffix: `guest-nosmt` covers `guest-nosmt-rack02`."""
+    return fnmatch.fnmatchcase(target, pattern) or fnmatch.fnmatchcase(target, pattern + "-*")
 
 
 def is_aa_control(target):
@@ -79,6 +139,13 @@ def host_suffix(target):
         if target == base or target.startswith(base + "-"):
             return target[len(base):]
     return None
+
+
+def on_host_of(target, metal_target):
+    """A target runs on the host of the lab metal `metal_target`: it carries
+    that metal's rack suffix (every target does on a single host, suffix "")."""
+    suffix = host_suffix(metal_target)
+    return suffix is not None and target.endswith(suffix)
 
 
 def aa_control_of(metal_target):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,13 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 VM_TEMPLATES = REPO / "vm-templates"
-DOCKER_DIR = REPO / "docker"
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", Path.home() / ".cache" / "vmparity"))
-
-# the helpers live beside their data, as commands; import them from there
-for path in (VM_TEMPLATES, DOCKER_DIR):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
 
 
 def _wait(predicate, timeout: float, what: str) -> None:

@@ -7,19 +7,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import render_domain
-import variants_check
-from conftest import VM_TEMPLATES
+from vmparity.lab import variants
+from vmparity.lab.domain_xml import render
 
 pytestmark = pytest.mark.lab
 
 NS = {"qemu": "http://libvirt.org/schemas/domain/qemu/1.0",
       "vmparity": "https://vmparity.example.net/xmlns/lab/1"}
-VARIANTS = variants_check.load(VM_TEMPLATES / "variants.yml")
+VARIANTS = variants.load_guests()
 
 
 def _render(tmp_path, name, accel, port=22022):
-    xml = render_domain.render(name, VARIANTS[name], accel=accel, ssh_port=port,
+    xml = render(name, VARIANTS[name], accel=accel, ssh_port=port,
                                image_dir=tmp_path / "image", overlay=tmp_path / f"{name}.qcow2",
                                console_log=tmp_path / f"{name}.log", seed_disk=tmp_path / "seed.img",
                                host_cpus=2)
@@ -60,7 +59,7 @@ def test_renders_valid_domain_xml(tmp_path, name, accel):
     seclabel = dom.find("seclabel")
     assert (seclabel.get("model"), seclabel.get("relabel"), seclabel.findtext("label")) == ("dac", "no", "+0:+0")
 
-    effective = variants_check.effective(variant, accel)
+    effective = variants.effective(variant, accel)
     features = {f.get("name"): f.get("policy") for f in dom.findall("cpu/feature")}
     assert features == {f["name"]: f["policy"] for f in effective["features"]}
     assert dom.find("cpu").get("mode") == effective["cpu_mode"]
@@ -71,9 +70,9 @@ def test_renders_valid_domain_xml(tmp_path, name, accel):
 
 
 def test_prechecked_variant_keeps_its_tcg_notes(tmp_path):
-    """The lab may pass the output of `variants_check.py --accel qemu`: same XML, same notes."""
-    effective = variants_check.effective(VARIANTS["smt-topoext"], "qemu")
-    xml = render_domain.render("smt-topoext", effective, accel="qemu", ssh_port=22022,
+    """The lab may pass the output of `vmparity lab variants guests --accel qemu`: same XML, same notes."""
+    effective = variants.effective(VARIANTS["smt-topoext"], "qemu")
+    xml = render("smt-topoext", effective, accel="qemu", ssh_port=22022,
                                image_dir=tmp_path, overlay=tmp_path / "o.qcow2",
                                console_log=tmp_path / "c.log", seed_disk=None, host_cpus=2)
     dom = ET.fromstring(xml)

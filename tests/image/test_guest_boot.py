@@ -12,9 +12,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import render_domain
-import variants_check
 from conftest import VM_TEMPLATES
+from vmparity.lab import variants
+from vmparity.lab.domain_xml import render
 
 pytestmark = pytest.mark.lab
 
@@ -66,8 +66,8 @@ def test_guest_boots_to_ssh_and_sees_its_variant(image_dir, libvirt_conn, tmp_pa
     import libvirt
 
     accel = _accel()
-    variant = variants_check.load(VM_TEMPLATES / "variants.yml")[VARIANT]
-    effective = variants_check.effective(variant, accel)
+    variant = variants.load_guests()[VARIANT]
+    effective = variants.effective(variant, accel)
     key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     assert oct(key.stat().st_mode & 0o777) == "0o600"
@@ -78,7 +78,7 @@ def test_guest_boots_to_ssh_and_sees_its_variant(image_dir, libvirt_conn, tmp_pa
                     "-b", str(image_dir / "base.qcow2"), str(overlay)], check=True)
     port, console = _free_port(), tmp_path / "console.log"
     name = f"vmparity-imagetest-{VARIANT}-{os.getpid()}"
-    xml = render_domain.render(VARIANT, variant, accel=accel, ssh_port=port, image_dir=image_dir,
+    xml = render(VARIANT, variant, accel=accel, ssh_port=port, image_dir=image_dir,
                                overlay=overlay, console_log=console, seed_disk=seed)
     xml = xml.replace(f"<name>vmparity-{VARIANT}</name>", f"<name>{name}</name>", 1)
 

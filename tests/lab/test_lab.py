@@ -17,6 +17,8 @@ import libvirt
 import pytest
 import yaml
 
+from vmparity.lab import variants
+
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = REPO / ".venv" / "bin"
 
@@ -27,12 +29,9 @@ RUN_ID = "lab-e2e-smoke"
 
 def variants_expected() -> dict[str, dict]:
     """Each variant's expectations as the lab applies them under TCG/KVM here
-    (under TCG, variants_check.py drops what the emulator cannot present)."""
+    (under TCG, `vmparity lab variants` drops what the emulator cannot present)."""
     accel = "kvm" if _kvm_usable() else "qemu"
-    out = subprocess.run([str(VENV_BIN / "python"), str(REPO / "vm-templates" / "variants_check.py"),
-                          str(REPO / "vm-templates" / "variants.yml"), "--accel", accel, "--json"],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return {name: variants.effective(v, accel) for name, v in variants.load_guests().items()}
 
 
 def _kvm_usable() -> bool:
@@ -41,7 +40,7 @@ def _kvm_usable() -> bool:
 
 
 def container_variants() -> list[str]:
-    return list(yaml.safe_load((REPO / "docker" / "variants.yml").read_text())["variants"])
+    return list(variants.load_containers())
 
 
 def header(path: Path) -> dict[str, str]:

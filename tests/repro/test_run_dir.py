@@ -4,6 +4,7 @@ import io
 
 from repro_runs import result_text, storefwd_rows
 from vmparity.repro.__main__ import main
+from vmparity.repro.section import report_section
 
 
 def run_main(*argv):
@@ -33,3 +34,9 @@ def test_missing_directory_and_empty_directory(tmp_path):
     assert code == 2 and "no such run directory" in err
     code, _, err = run_main(tmp_path)
     assert code == 2 and "no <target>.txt result files" in err
+
+
+def test_report_section_is_none_without_scenario_benchmarks(tmp_path):
+    (tmp_path / "metal.txt").write_text("target: metal\ntarget-kind: metal\n"
+                                        "BenchmarkStreamcopy/size=64 1 10 ns/op\n")
+    assert report_section(tmp_path) is None

@@ -8,7 +8,7 @@ from vmparity.errors import InputError
 from vmparity.repro.scenarios import covered_targets, load_scenarios
 
 
-def test_every_seed_once_in_issue_order():
+def test_every_seed_once_in_the_reports_order():
     assert [s["seed"] for s in load_scenarios()] == ["002", "004", "000", "001", "003"]
 
 

@@ -1,7 +1,13 @@
-"""`vmparity lab …`: steps of the lab that the Ansible bench role calls, so the
-round format and the merge rule have one definition (vmparity.lab)."""
+"""`vmparity lab …`: the lab's contracts as commands for the Makefile and the
+Ansible roles, so each has one definition in vmparity.lab: the round merge
+(bench role), the variant files (`make variants-check`, the guests and
+containers roles), the domain XML and the repro plan (`make repro`)."""
 
-from ..lab import rounds
+import json
+from pathlib import Path
+
+from ..errors import InputError
+from ..lab import checkout, domain_xml, repro_plan, rounds, variants
 
 
 def run(a, out, err):
@@ -11,4 +17,53 @@ def run(a, out, err):
         for target, ks in sorted(missing.items()):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
         return 0
+    if a.lab_command == "variants" and a.variants_kind == "guests":
+        return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)
+    if a.lab_command == "variants" and a.variants_kind == "containers":
+        return _containers(out, a.file or checkout.CONTAINER_VARIANTS, a.host_cpus, a.json)
+    if a.lab_command == "domain-xml":
+        return _domain_xml(out, a)
+    if a.lab_command == "repro-plan":
+        return repro_plan.run(out, a.variants or checkout.GUEST_VARIANTS, a.containers or checkout.CONTAINER_VARIANTS,
+                              targets=a.targets, scenarios=a.scenarios, write=a.write)
     raise AssertionError(a.lab_command)
+
+
+def _guests(out, path, accel, as_json):
+    guests = variants.load_guests(path)
+    if accel:
+        guests = {name: variants.effective(v, accel) for name, v in guests.items()}
+    if as_json:
+        out.write(json.dumps(guests, indent=2, sort_keys=True) + "\n")
+        return 0
+    for name, v in guests.items():
+        t = v["topology"]
+        notes = "; ".join(v.get("tcg_adjustments", []))
+        out.write(f"{name}: {v['vcpus']} vCPUs ({t['sockets']}s/{t['cores']}c/{t['threads']}t), "
+                  f"{v['memory_mib']} MiB, cpu {v['cpu_mode']}" + (f" [{notes}]" if notes else "") + "\n")
+    out.write(f"{path}: {len(guests)} guest variants ok\n")
+    return 0
+
+
+def _containers(out, path, host_cpus, as_json):
+    if host_cpus is not None and host_cpus < 1:
+        raise InputError("--host-cpus", f"expected a positive CPU count, got {host_cpus}")
+    containers = variants.containers_for_host(path, host_cpus)
+    if as_json:
+        out.write(json.dumps(containers, indent=2, sort_keys=True) + "\n")
+        return 0
+    for name, v in containers.items():
+        out.write(f"{name}: --network {v['network']} --cpus {v['cpus'] or 'unlimited'} --memory {v['memory_mib']}m\n")
+    out.write(f"{path}: {len(containers)} container variants ok\n")
+    return 0
+
+
+def _domain_xml(out, a):
+    path = a.variants or checkout.GUEST_VARIANTS
+    guests = variants.load_guests(path)
+    if a.variant not in guests:
+        raise InputError(path, f"no variant {a.variant!r}: expected one of {', '.join(guests)}")
+    out.write(domain_xml.render(a.variant, guests[a.variant], accel=a.accel, ssh_port=a.ssh_port,
+                                image_dir=Path(a.image_dir).resolve(), overlay=a.overlay, console_log=a.console_log,
+                                seed_disk=a.seed_disk, host_cpus=a.host_cpus))
+    return 0

@@ -9,9 +9,7 @@ from statistics import NormalDist
 import numpy as np
 
 from .. import stats
-from ..names import param_number, split_name
-
-TCG = "tcg-guest"
+from ..names import TCG_GUEST, param_number, split_name
 
 
 @dataclass
@@ -72,7 +70,7 @@ class Target:
 
     @property
     def is_tcg(self):
-        return self.kind == TCG
+        return self.kind == TCG_GUEST
 
     def number(self, key):
         return param_number(self.config.get(key))

@@ -1,12 +1,12 @@
 """Loading scenarios.yaml, and which of a run's targets a scenario covers."""
 
-import fnmatch
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
 from ..errors import InputError
+from ..names import matches
 
 REQUIRED = ("seed", "file", "title", "point", "programs", "only", "targets", "seed-figures", "expect")
 
@@ -32,15 +32,10 @@ def load_scenarios(path=None):
     return data["scenarios"]
 
 
-def matches(target, pattern):
-    """A target name matches a scenario pattern as it is or with a rack host
-    suffix: `guest-nosmt` covers `guest-nosmt-rack02` (vmparity_target_suffix)."""
-    return fnmatch.fnmatchcase(target, pattern) or fnmatch.fnmatchcase(target, pattern + "-*")
-
-
 def covered_targets(scenario, run_targets):
     """(target, present) pairs: every run target a pattern matches, in run order,
-    and every plain name or pattern that matched nothing (so it is not left out)."""
+    and every plain name or pattern that matched nothing (so it is not left out).
+    A pattern names targets without their rack suffix (vmparity.names.matches)."""
     out, seen = [], set()
     for pattern in scenario["targets"]:
         matched = [t for t in run_targets if matches(t, pattern)]

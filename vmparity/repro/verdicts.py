@@ -10,7 +10,7 @@ lacks gets a `cannot tell here` too: nothing is left out. The judges, one per
 seed, are in judges/.
 """
 
-from ..names import is_aa_control, is_lab_metal
+from ..names import METAL_KIND, host_suffix, is_aa_control, is_lab_metal, on_host_of
 from .judges import JUDGES
 from .judges.verdict import CANNOT_TELL, Verdict
 from .measure import Target
@@ -34,9 +34,13 @@ def judge_run(run, scenarios=None):
 
 def reference_metal(targets, name=""):
     """The metal target `name` is measured against: the lab's metal of the same
-    host (on a rack guests and containers carry their host's `-<host>` suffix),
-    else the first lab metal, else the first target whose fingerprint says metal."""
-    named = {n: t for n, t in targets.items() if is_lab_metal(n)}
-    same_host = [t for n, t in named.items() if n != "metal" and name.endswith(n[len("metal"):])]
-    fallback = next(iter(named.values()), next((t for t in targets.values() if t.kind == "metal"), None))
-    return same_host[0] if same_host else fallback
+    host (on a rack guests and containers carry their host's `-<host>` suffix;
+    the longest suffix that fits is theirs), else the first lab metal, else the
+    first target whose fingerprint says metal."""
+    metals = [n for n in targets if is_lab_metal(n)]
+    same_host = [n for n in metals if on_host_of(name, n)]
+    if same_host:
+        return targets[max(same_host, key=lambda n: len(host_suffix(n)))]
+    if metals:
+        return targets[metals[0]]
+    return next((t for t in targets.values() if t.kind == METAL_KIND), None)

@@ -1,12 +1,17 @@
 #!/bin/bash
 # End-to-end: the built benchrun runs the quick profile over the built
-# suite, and benchstat (the real one) must read the file without complaint
-# and print a table with our benchmarks. Usage: quick-benchstat.sh BENCH_DIR BENCHSTAT
+# suite; the file must pass the lab's own strict check (`vmparity check`:
+# every fingerprint key, one configuration, known units), and benchstat (the
+# real one) must read it without complaint and print a table with our
+# benchmarks. Usage: quick-benchstat.sh BENCH_DIR BENCHSTAT VMPARITY
 set -euo pipefail
-bench_dir=${1:?usage: $0 BENCH_DIR BENCHSTAT}
-benchstat=${2:?usage: $0 BENCH_DIR BENCHSTAT}
+usage="usage: $0 BENCH_DIR BENCHSTAT VMPARITY"
+bench_dir=${1:?$usage}
+benchstat=${2:?$usage}
+vmparity=${3:?$usage}
 [ -x "$bench_dir/benchrun" ] || { echo "e2e: $bench_dir/benchrun missing (run make bench)" >&2; exit 1; }
 [ -x "$benchstat" ] || { echo "e2e: benchstat $benchstat missing (run make go-tools)" >&2; exit 1; }
+[ -x "$vmparity" ] || { echo "e2e: vmparity $vmparity missing (run make venv)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -15,14 +20,10 @@ result=$work/metal.txt
 "$bench_dir/benchrun" --profile quick --out "$result" --target e2e 2> "$work/progress"
 tail -1 "$work/progress"
 
-# The fingerprint is on top: every config line precedes the first result.
-first_bench=$(grep -n -m1 '^Benchmark' "$result" | cut -d: -f1)
-last_config=$(grep -nE '^[a-z][^ A-Z:]*:( |$)' "$result" | tail -1 | cut -d: -f1)
-[ -n "$first_bench" ] || { echo "e2e: no Benchmark line in $result" >&2; exit 1; }
-if [ "$last_config" -gt "$first_bench" ]; then
-  echo "e2e: config line $last_config after the first Benchmark line $first_bench" >&2; exit 1
-fi
-for key in vmparity-format target-kind target-kind-evidence nt-threshold clocksource profile count binary-sha256 memcpy-tunables-l3-3q; do
+"$vmparity" check "$result" >/dev/null 2> "$work/check.err" || {
+  echo "e2e: vmparity check refused $result:" >&2; cat "$work/check.err" >&2; exit 1; }
+# benchrun's own keys, beyond the fingerprint every lab file carries
+for key in target-kind-evidence profile count binary-sha256 memcpy-tunables-l3-3q; do
   grep -q "^$key: " "$result" || { echo "e2e: header key $key missing in $result" >&2; exit 1; }
 done
 grep -q '^count: 5$' "$result" || { echo "e2e: quick profile should have count 5" >&2; exit 1; }
@@ -39,4 +40,4 @@ done
 # A ± column proves benchstat grouped the repetitions into one sample each.
 grep -q '±' "$work/table" || {
   echo "e2e: benchstat did not aggregate the 5 repetitions:" >&2; head -40 "$work/table" >&2; exit 1; }
-echo "e2e: benchrun --profile quick → benchstat OK ($(grep -c '^Benchmark' "$result") result lines)"
+echo "e2e: benchrun --profile quick → vmparity check and benchstat OK ($(grep -c '^Benchmark' "$result") result lines)"

@@ -4,6 +4,7 @@ core the target sees. Against the metal, copies between the two thresholds
 are slower on the side with the lower one; on the metal itself, the
 mechanism: tunable=min (NT stores) against the default below the threshold."""
 
+from ...names import METAL_KIND
 from ..measure import contrast, fmt
 from .verdict import (
     CANNOT_TELL,
@@ -44,7 +45,7 @@ def judge_memcpy(sc, t, metal):
             "",
             f"nt-threshold not in the header ({t.config.get('nt-threshold', 'missing')})",
         )
-    if t.kind == "metal" or metal is None or metal is t:
+    if t.kind == METAL_KIND or metal is None or metal is t:
         return nt_penalty(sc, t, threshold, sizes, expect)
     return against_metal(sc, t, metal, threshold, sizes, expect)
 

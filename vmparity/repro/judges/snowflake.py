@@ -3,6 +3,7 @@ clock_gettime leaves the vDSO; and in a container with a CPU quota below the
 visible CPUs, GOMAXPROCS=visible oversubscribes. Both are the kernel's and
 the scheduler's doing, so they are judged on TCG guests too."""
 
+from ...names import CONTAINER
 from ..measure import contrast, fmt, median
 from .verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict, missing, straddles
 
@@ -29,9 +30,9 @@ def judge_snowflake(sc, t, metal):
         f"{per_call}/{ticker} at procs={fewest}: {ratio_here:.2f}",
     ]
     quota, visible = t.number("cpu-quota"), t.number("cpus-visible")
-    if t.kind == "container" and quota is not None and visible and quota < visible:
+    if t.kind == CONTAINER and quota is not None and visible and quota < visible:
         return oversubscription(sc, t, parts, procs, quota, visible)
-    if t.kind == "container" and quota is None:
+    if t.kind == CONTAINER and quota is None:
         parts.append("no CPU quota")
     if metal is None or metal is t:
         left_vdso = clock_path == "fallback"

@@ -1,0 +1,26 @@
+"""vm-templates/domain.xml.j2 rendered for one guest variant with plain Jinja2,
+as the guests role's template task renders it: to inspect a domain, to
+`virsh define` a guest by hand (`vmparity lab domain-xml`), and for the tests.
+"""
+
+import os
+from pathlib import Path
+
+import jinja2
+
+from . import checkout
+
+
+def render(variant_name, variant, *, accel, ssh_port, image_dir, overlay, console_log, seed_disk,
+           host_cpus=None, cmdline=None, template=checkout.DOMAIN_TEMPLATE):
+    """The domain XML of `variant` (merged by vmparity.lab.variants, or already effective for `accel`)."""
+    template = Path(template)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    image_dir = Path(image_dir)
+    return env.get_template(template.name).render(
+        name=f"vmparity-{variant_name}", variant_name=variant_name, variant=variant,
+        accel=accel, ssh_port=ssh_port, kernel=str(image_dir / "vmlinuz"),
+        initrd=str(image_dir / "initrd.img"), overlay=str(overlay),
+        console_log=str(console_log), seed_disk=str(seed_disk) if seed_disk else "",
+        host_cpus=host_cpus or os.cpu_count(), cmdline=cmdline or "")
