@@ -4,7 +4,6 @@
 
 LAB_INVENTORY    ?= $(ROOT)/ansible/inventories/local
 ANSIBLE_PLAYBOOK ?= $(VENV)/bin/ansible-playbook
-VMPARITY         ?= $(VENV)/bin/vmparity
 LAB_ARGS         ?=
 # The run id of lab-up ("" = UTC time + profile). The id of a stored partial
 # run fills in the targets it is missing; a complete run's id is refused.
@@ -19,23 +18,28 @@ LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK
 
 .PHONY: lab-up bench-lab lab-noise lab-down lab-lint test-lab
 
-# Each phase is timed; the image phase says whether it was cold (built) or
-# warm (cached), so the two figures of the issue can be read off one run.
+# The lab's one pipeline, for lab-up, bench-lab and repro alike: the build
+# steps on the controller (LAB_BUILD), then ansible/playbooks/site.yml, whose
+# plays are the lab's phases (provision, run in rounds and collect, report);
+# Ansible prints each role's time (profile_roles).
+LAB_BUILD := deps bench image
+LAB_SITE   = $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml
+
+# Each step is timed; the image step says whether it was cold (built) or warm
+# (cached), so a cold and a warm lab-up can be read off their output.
 lab-up: ## Install what is missing, build, provision the local lab, run PROFILE (quick) everywhere, report
 	@set -euo pipefail; start=$$(date +%s); times=""; \
 	phase() { local name=$$1; shift; local t=$$(date +%s); echo "==> lab-up: $$name"; "$$@"; \
-	  times+="$$(printf '  %-22s %6ss' "$$name" "$$(( $$(date +%s) - t ))")"$$'\n'; }; \
+	  times+="$$(printf '  %-34s %6ss' "$$name" "$$(( $$(date +%s) - t ))")"$$'\n'; }; \
 	if [ -e "$(CACHE_DIR)/image/current/recipe.sha256" ]; then image=warm; else image=cold; fi; \
 	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-lab-$(PROFILE); \
-	phase "deps" $(MAKE) --no-print-directory deps; \
-	phase "bench (build)" $(MAKE) --no-print-directory bench; \
-	phase "image ($$image)" $(MAKE) --no-print-directory image; \
-	phase "provision" $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-up.yml $(LAB_ARGS); \
-	phase "run $(PROFILE) + collect" $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/bench.yml \
+	for step in $(LAB_BUILD); do \
+	  phase "$$step$$([ $$step = image ] && echo " ($$image)" || true)" $(MAKE) --no-print-directory $$step; \
+	done; \
+	phase "site.yml: provision, run $(PROFILE), report" $(LAB_SITE) \
 	  -e bench_profile=$(PROFILE) -e bench_run_id=$$run_id $(LAB_ARGS); \
-	phase "report" $(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
-	echo; echo "lab-up: per-phase times ($$image image cache)"; printf '%s' "$$times"; \
-	printf '  %-22s %6ss\n' "total" "$$(( $$(date +%s) - start ))"; \
+	echo; echo "lab-up: per-step times ($$image image cache)"; printf '%s' "$$times"; \
+	printf '  %-34s %6ss\n' "total" "$$(( $$(date +%s) - start ))"; \
 	echo "lab-up: can these differences be trusted? (vmparity noise $$run_id)"; \
 	$(VMPARITY) --results-dir $(RESULTS_DIR) noise $$run_id | sed 's/^/  /'; \
 	echo "lab-up: report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"

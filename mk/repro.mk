@@ -16,19 +16,15 @@ REPRO_PLAN_DIR ?= $(BUILD)/repro-plan
 repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS) and report a verdict per seed and target
 	@set -euo pipefail; \
 	run_id="$(REPRO_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-repro-$(PROFILE); \
-	echo "==> repro: deps, binaries, image"; \
-	$(MAKE) --no-print-directory deps bench image; \
+	echo "==> repro: $(LAB_BUILD)"; \
+	$(MAKE) --no-print-directory $(LAB_BUILD); \
 	echo "==> repro: plan (targets: $(if $(strip $(REPRO_TARGETS)),$(REPRO_TARGETS),every one a scenario names))"; \
 	provision=$$($(VMPARITY) lab repro-plan --variants $(VARIANTS_FILE) --containers $(CONTAINER_VARIANTS_FILE) \
 	  --targets "$(REPRO_TARGETS)" --write $(REPRO_PLAN_DIR)); \
 	cat $(REPRO_PLAN_DIR)/bench-vars.json; \
-	echo "==> repro: provision"; \
-	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-up.yml $$provision $(LAB_ARGS); \
-	echo "==> repro: run $(PROFILE) + collect as $$run_id"; \
-	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/bench.yml -e @$(REPRO_PLAN_DIR)/bench-vars.json \
+	echo "==> repro: site.yml (provision, run $(PROFILE), report) as $$run_id"; \
+	$(LAB_SITE) $$provision -e @$(REPRO_PLAN_DIR)/bench-vars.json \
 	  -e bench_profile=$(PROFILE) -e bench_run_id=$$run_id $(LAB_ARGS); \
-	echo "==> repro: report"; \
-	$(VMPARITY) --results-dir $(RESULTS_DIR) report $$run_id; \
 	$(PY) -m vmparity.repro $(RESULTS_DIR)/runs/$$run_id; \
 	echo "repro: report with the Reproductions section in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
