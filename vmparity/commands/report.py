@@ -7,9 +7,8 @@ from pathlib import Path
 
 from .. import explain, inputs, table
 from ..errors import InputError
-from ..names import is_aa_control
 from ..render.escape import terminal
-from ..report import sections
+from ..report import hosts, sections
 
 
 def _report_extra(module):
@@ -28,26 +27,19 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
         raise InputError(run, "expected a run directory or run-id, not a single file")
     t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
     rules = explain.load_rules()
-    explained = {}
-    for col in t.columns[1:]:
-        if is_aa_control(col):
-            continue  # the A/A pass is the noise figure, not a target to explain
-        sub = _pair_table(t, col)
-        explained[col] = explain.explain(sub, t.configs, rules)
+    rack = None
+    if baseline is None and len(hosts.lab_metals(t.columns)) > 1:
+        # a rack: each host against its own metal, the metals against each other
+        views = hosts.per_host(loaded, alpha, rules)
+        rack = hosts.metals_compared(loaded, alpha, rules)
+    else:
+        views = [hosts.HostView("", t.columns[0], t, hosts.explain_against_baseline(t, rules))]
     plots = _report_extra("plots") if draw_plots else None
     images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
-    ctx = sections.Context(loaded.path, loaded.label, t, explained,
-                           [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images])
+    ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
+                           [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
+                           hosts=views, rack=rack)
     return ctx, images
-
-
-def _pair_table(t, col):
-    """The baseline and one target as a two-column view of the run's table."""
-    base = t.columns[0]
-    rows = [table.Row(r.group, r.name, r.unit, r.higher_better,
-                      {c: s for c, s in r.cells.items() if c in (base, col)},
-                      {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
-    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):

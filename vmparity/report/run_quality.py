@@ -59,6 +59,9 @@ def hygiene(ctx):
                    f"{md_text(fill['note'])}")
     if rec.get("partial"):
         out.append("- ⚠ **partial run**: some targets did not finish every round; their rows rest on fewer samples")
+    for host, why in rec.get("failed-hosts", {}).items():
+        out.append(f"- ⚠ host {md_code(host)} failed in round {md_text(why.get('round'))}: {md_text(why.get('msg', ''))}; "
+                   "every target of it is missing from the rounds after")
     for target, why in rec.get("failed", {}).items():
         out.append(f"- ⚠ {md_code(target)} failed in round {md_text(why.get('round'))} on {md_code(why.get('host'))}: "
                    f"{md_text(why.get('msg', ''))}")

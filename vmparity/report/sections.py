@@ -7,10 +7,10 @@ when it returns None, e.g. for a run without reproduction data).
 """
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..render import explanation, fold
-from . import history_section, run_quality
+from . import history_section, hosts, run_quality
 from ..render import markdown as md_table
 from ..render.escape import md_code, md_text
 
@@ -22,15 +22,40 @@ class Context:
     table: object  # Table with one column per target
     explained: dict  # target -> explain.Result against the baseline
     plots: list  # [(file name, title)] of the plots written
+    hosts: list = field(default_factory=list)  # hosts.HostView per metal host (one on a single host)
+    rack: object = None  # hosts.HostView of the metals side by side, on a rack
+
+
+def _host_contexts(ctx):
+    """(host name, a Context narrowed to that host's table) per metal host."""
+    return [(v.host, replace(ctx, table=v.table, explained=v.explained)) for v in ctx.hosts or []]
 
 
 def summary(ctx):
-    base = md_code(ctx.table.columns[0])
     title = f"# vmparity report: run {md_code(ctx.run_id)}"
+    if ctx.rack is not None:
+        return _rack_summary(ctx, title)
     if len(ctx.table.columns) == 1:
+        base = md_code(ctx.table.columns[0])
         return f"{title}\n\nOne target ({base}): nothing to compare it with; results and plots below.\n"
-    lines = [title, "", run_quality.noise(ctx), run_quality.hygiene(ctx),
-             f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
+    return "\n".join([title, "", run_quality.noise(ctx), run_quality.hygiene(ctx), _target_table(ctx)])
+
+
+def _rack_summary(ctx, title):
+    names = ", ".join(md_code(h) for h, _ in _host_contexts(ctx))
+    out = [title, "",
+           f"**Rack run:** {len(ctx.hosts)} metal hosts ({names}). Each host's targets are compared with that "
+           "host's metal, beyond the noise of that host's own A/A control; the hosts' metals are compared with "
+           "each other under *Hosts compared*.", "", run_quality.hygiene(ctx)]
+    for host, sub in _host_contexts(ctx):
+        out += [f"## Host {md_code(host)}", "", run_quality.noise(sub), _target_table(sub)]
+    return "\n".join(out)
+
+
+def _target_table(ctx):
+    """The baseline line and one summary row per target compared with it."""
+    base = md_code(ctx.table.columns[0])
+    lines = [f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
              "worse and better count the rows beyond noise.", "",
              "| target | kind | worse | better | within noise | explained by | unexplained |",
              "|---|---|--:|--:|--:|---|--:|"]
@@ -52,6 +77,13 @@ def explanations(ctx):
     if len(ctx.table.columns) == 1:
         return None
     out = ["## Why they differ", ""]
+    for _, sub in _host_contexts(ctx) if ctx.rack is not None else [("", ctx)]:
+        out += _explained_folds(sub)
+    return "\n".join(out)
+
+
+def _explained_folds(ctx):
+    out = []
     for col in ctx.table.columns[1:]:
         if col not in ctx.explained:
             continue
@@ -62,7 +94,22 @@ def explanations(ctx):
         buf = _Buf()
         explanation.markdown(res, buf)
         out += [buf.text(), fold.close()]
-    return "\n".join(out)
+    return out
+
+
+def hosts_compared(ctx):
+    """The rack's metals side by side: how the hosts themselves differ, and in which fingerprint keys."""
+    if ctx.rack is None:
+        return None
+    sub = replace(ctx, table=ctx.rack.table, explained=ctx.rack.explained)
+    metals = [c for c in sub.table.columns if c in {v.metal for v in ctx.hosts}]
+    keys = hosts.differing_keys(sub.table, metals)
+    head = "| key | " + " | ".join(md_code(m, in_table=True) for m in metals) + " |\n|---|" + "---|" * len(metals)
+    rows = [f"| {md_code(k, in_table=True)} | " + " | ".join(md_code(v[m], in_table=True) for m in metals) + " |"
+            for k, v in keys.items()]
+    differ = (f"Fingerprint keys that differ between the hosts' metals ({len(keys)}):\n\n{head}\n" + "\n".join(rows)
+              if keys else "No fingerprint key differs between the hosts' metals.")
+    return "\n".join(["## Hosts compared", "", _target_table(sub), "", differ, "", *_explained_folds(sub)])
 
 
 def plots(ctx):
@@ -114,4 +161,5 @@ class _Buf:
         return "".join(self.parts)
 
 
-SECTIONS = [summary, explanations, history_section.history_section, plots, reproductions, comparison, fingerprints]
+SECTIONS = [summary, hosts_compared, explanations, history_section.history_section, plots, reproductions, comparison,
+            fingerprints]
