@@ -1,7 +1,8 @@
 """Ad-hoc tasks for an ops laptop, without the full provisioning (Fabric).
 
     fab -H rack01.example.net,rack02.example.net probe   # fingerprints side by side
-    fab -H rack01.example.net quick                      # quick profile there, fetch the result
+    fab -H rack01.example.net,rack02.example.net quick   # quick profile on each, stored as one run
+                                                         # (metal-rack01.txt, metal-rack02.txt)
 
 A guest of the local lab: fab -H root@127.0.0.1:<port> -i <state>/ssh/id_ed25519 probe
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import datetime
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,8 @@ from fabric import task
 from invoke.exceptions import Exit
 from rich.console import Console
 from rich.table import Table
+
+from vmparity.names import metal_target
 
 REPO = Path(__file__).resolve().parent
 BENCH_DIR = REPO / "build" / "bench"
@@ -31,10 +35,23 @@ RESULTS = Path(os.environ.get("VMPARITY_RESULTS_DIR", REPO / "results"))
 # Fingerprints of the hosts `probe` ran on, printed together by `probe-table`
 # (Fabric runs a task once per host; a post-task runs once after all of them).
 _fingerprints: dict[str, dict[str, str]] = {}
+# The result files `quick` fetched, stored as one run by `collect`, and that run's id.
+_staged: list[Path] = []
+_run: dict[str, str] = {}
+
+
+def _run_id(given: str = "") -> str:
+    """One run id for every host of this invocation: the one given, else made once."""
+    if "id" not in _run:
+        _run["id"] = given or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ") \
+            + "-fab-" + secrets.token_hex(2)
+    return _run["id"]
 
 
 def _host_label(c) -> str:
-    return f"{c.host}:{c.port}" if c.port not in (None, 22) else c.host
+    """The host as given with -H (an ssh_config alias stays an alias), with a non-default port."""
+    host = getattr(c, "original_host", None) or c.host
+    return host if c.port in (None, 22) or host != c.host else f"{host}:{c.port}"
 
 
 def _manifest() -> list[str]:
@@ -104,14 +121,32 @@ def probe(c):
 
 
 @task
+def collect(c):
+    """Store every host's result of `quick` as one run (runs after quick)."""
+    if not _staged:
+        return
+    run_id = _run_id()
+    # store it like the lab does: validated, all hosts at once, atomically,
+    # under results/runs/<run-id>/
+    vmparity = Path(sys.executable).with_name("vmparity")
+    stored = subprocess.run([str(vmparity), "--results-dir", str(RESULTS), "ingest",
+                             "--run-id", run_id, "--manifest", str(BENCH_DIR / "MANIFEST.sha256"),
+                             *map(str, _staged)], capture_output=True, text=True)
+    if stored.returncode != 0:
+        raise Exit(f"vmparity ingest of {len(_staged)} host(s) failed: {stored.stderr.strip()}", code=1)
+    print(stored.stdout.strip())
+    shutil.rmtree(STAGING / run_id, ignore_errors=True)  # stored: the staged copies are not needed
+
+
+@task(post=[collect])
 def quick(c, profile="quick", run_id=""):
-    """Run benchrun (quick profile) on each host and fetch the result file."""
+    """Run benchrun (quick profile) on each host; all hosts' results are stored as one run."""
     names = _manifest()
     _deploy(c, names)
     label = _host_label(c)
-    run_id = run_id or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ") \
-        + "-fab-" + secrets.token_hex(2)
-    target = "fab-" + "".join(ch if ch.isalnum() or ch in ".-" else "-" for ch in label)
+    run_id = _run_id(run_id)
+    # the host is the metal target, named as the lab names a rack host's metal
+    target = metal_target("-" + "".join(ch if ch.isalnum() or ch in ".-" else "-" for ch in label.split(".")[0]))
     remote = f"{REMOTE_DIR}/{target}.txt"
     c.run(f"{REMOTE_DIR}/benchrun --profile {profile} --out {remote} --force "
           f"--target {target} --run-id {run_id} --bench-dir {REMOTE_DIR}", pty=False)
@@ -119,11 +154,4 @@ def quick(c, profile="quick", run_id=""):
     local.parent.mkdir(parents=True, exist_ok=True)
     c.get(remote, str(local))
     print(f"{label}: result fetched to {local}")
-    # store it like the lab does: validated, atomically, under results/runs/<run-id>/
-    vmparity = Path(sys.executable).with_name("vmparity")
-    stored = subprocess.run([str(vmparity), "--results-dir", str(RESULTS), "ingest",
-                             "--run-id", run_id, "--manifest", str(BENCH_DIR / "MANIFEST.sha256"), str(local)],
-                            capture_output=True, text=True)
-    if stored.returncode != 0:
-        raise Exit(f"{label}: vmparity ingest {local} failed: {stored.stderr.strip()}", code=1)
-    print(stored.stdout.strip())
+    _staged.append(local)

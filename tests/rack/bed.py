@@ -212,6 +212,7 @@ def write_inventory(bed: Path, hosts: list[RackHost]) -> Path:
             "guests_ssh_port_last": h.guest_ports[1],
             "guests_enabled": bool(h.guest_variants),
             "guests_variants_only": h.guest_variants,
+            "containers_variants_only": ["nolimit"],
         }
     doc = {"all": {"children": {"metal": {"hosts": metal_hosts}}}}
     header = ("# The rack test bed's inventory (tests/rack/bed.py made it from\n"

@@ -1,0 +1,22 @@
+# The rack path, on a simulated rack (tests/rack/bed.py): two rack hosts as
+# containers of the lab image with sshd on 127.0.0.1:2201/2202, each with its
+# own dockerd and libvirtd, driven from this machine over SSH only, with an
+# ordinary inventory made from ansible/inventories/rack-example.
+
+RACK_BED_DIR ?= $(BUILD)/rack-bed
+
+.PHONY: rack-test rack-demo rack-down
+TEST_TARGETS += rack-test
+
+rack-test: $(STAMPS)/venv bench image ## The rack path end to end: site.yml over SSH on a simulated two-host rack, one run, a host killed mid-run and filled in, fab, teardown
+	$(PY) -m pytest -q -p no:cacheprovider -m rack tests/rack
+
+rack-demo: $(STAMPS)/venv bench image ## Bring the simulated rack up and leave it to try (ansible-playbook, ssh, fab as from a laptop); rack-down removes it
+	$(PY) tests/rack/bed.py up --dir $(RACK_BED_DIR)
+	@echo "rack-demo: the rack is up. As from a laptop:"
+	@echo "  $(RACK_BED_DIR)/laptop ansible-playbook -i $(RACK_BED_DIR)/inventory ansible/playbooks/site.yml -e bench_profile=smoke"
+	@echo "  $(RACK_BED_DIR)/laptop ssh rack01        $(RACK_BED_DIR)/laptop fab -H rack01,rack02 probe"
+	@echo "  make rack-down                           # remove it"
+
+rack-down: $(STAMPS)/venv ## Remove the simulated rack of rack-demo (its rack-host image stays as a cache)
+	$(PY) tests/rack/bed.py down --dir $(RACK_BED_DIR)
