@@ -2,14 +2,16 @@
 
 import random
 
+import pytest
 import resultgen
-from vmparity import inputs, noise, table
+from vmparity import inputs, noise, stats, table
 from vmparity.names import aa_control_of, is_aa_control, is_lab_metal
 
 
-def _run(tmp_path, effect=None, drift=0.0, seed=0, count=5, noise_sd=0.02):
+def _run(tmp_path, effect=None, drift=0.0, seed=0, count=5, noise_sd=0.02, metal_spell=None):
     """A run dir with metal, metal-aa and container-nolimit measured in interleaved rounds:
-    every round has a shared drift factor (the machine's speed that moment) that hits all three."""
+    every round has a shared drift factor (the machine's speed that moment) that hits all three.
+    metal_spell=(name prefix, factor) slows those rows of metal alone (its pass ran in slow spells)."""
     rng = random.Random(seed)
     run = tmp_path / "run"
     run.mkdir()
@@ -24,6 +26,8 @@ def _run(tmp_path, effect=None, drift=0.0, seed=0, count=5, noise_sd=0.02):
                 scale = [d for d in drifts]
                 if effect and target == "container-nolimit" and effect[0] in name:
                     scale = [s * (effect[1] if unit != "B/s" else 1 / effect[1]) for s in scale]
+                if metal_spell and target == "metal" and metal_spell[0] in name:
+                    scale = [s * (metal_spell[1] if unit != "B/s" else 1 / metal_spell[1]) for s in scale]
                 units[unit] = [v * (s if unit != "B/s" else 1 / s) for v, s in zip(vals, scale)]
         resultgen.write(run / f"{target}.txt", cfg, benches)
     return table.build([inputs.load(run)], by="target")
@@ -59,6 +63,37 @@ def test_a_real_2x_effect_is_beyond_noise(tmp_path):
     hit = [r for r in t.rows if r.name.startswith("BenchmarkClock/clock=monotonic")]
     assert hit and all(r.deltas["container-nolimit"].comparison.significant for r in hit)
     assert all(not r.deltas["container-nolimit"].within_noise for r in hit)
+
+
+def test_a_slow_spell_of_metal_alone_is_within_noise(tmp_path):
+    # Like the committed lab run's memcpy 10240 row: metal's median landed in slow spells of the host,
+    # metal-aa's and the container's did not; the container differs from metal by more than the
+    # band, from metal-aa by little. Against metal alone it was "beyond noise, unexplained".
+    row = "BenchmarkMemcpy/link=static/tunable=default/size=4096"
+    t = _run(tmp_path, effect=(row, 0.93), metal_spell=(row, 1.5), seed=3)
+    hit = [r for r in t.rows if r.name == row]
+    assert {r.unit for r in hit} == {"ns/op", "B/s"}
+    for r in hit:
+        d = r.deltas["container-nolimit"]
+        m = t.noise[0]
+        assert d.comparison.significant and abs(d.pct) > m.band(r.name, r.unit), (r.unit, d.pct, m.band(r.name, r.unit))
+        assert d.within_noise, (r.unit, d.pct, m.change_from_aa(r.name, r.unit, d.pct))
+
+
+def test_a_difference_must_clear_the_band_against_both_passes():
+    def delta(pct):
+        return table.Delta(stats.Comparison(p=0.008, n1=5, n2=5, alpha=0.05), pct, "worse" if pct > 0 else "better")
+
+    row = ("BenchmarkX/a=1", "ns/op")
+    m = noise.NoiseModel("metal", "metal-aa", 1, 0, {row: 50.0}, {("BenchmarkX", "ns/op"): 5.0},
+                         row_aa_change={row: -50.0})  # metal-aa twice as fast as metal on this row
+    assert m.band(*row) == 50.0
+    assert not m.beyond(*row, delta(-55.0))  # like metal-aa: -10 % against it
+    assert m.beyond(*row, delta(-80.0))  # -60 % against metal-aa too
+    assert m.beyond(*row, delta(+60.0))  # slower than both passes
+    assert m.change_from_aa("BenchmarkX/a=1", "ns/op", -55.0) == pytest.approx(-10.0)
+    # A row the A/A pass lacks has metal as its only baseline.
+    assert m.beyond("BenchmarkX/a=2", "ns/op", delta(-55.0))
 
 
 def test_band_has_a_floor_and_follows_the_family():

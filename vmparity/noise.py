@@ -5,9 +5,9 @@ Every lab run measures the host's metal twice per round under two names
 noise: the share of rows that come out "significant" although nothing
 differs, and for every row how large a difference noise alone produced.
 
-The rule (docs/formats.md, "Noise and the A/A control"): a target's
-difference from metal is *beyond noise* when it is significant (Mann–Whitney,
-α) **and** its size exceeds the row's noise band
+The rule (docs/noise.md): a target's difference from metal is *beyond
+noise* when it is significant (Mann–Whitney, α) **and** its size exceeds the
+row's noise band, both against metal and against metal-aa:
 
     band(row) = max(FLOOR_PCT, |Δ_AA(row)|, Q95(|Δ_AA| over the row's benchmark family))
 
@@ -18,6 +18,12 @@ noise; the family's 95th percentile is a steadier estimate of how far noise
 reaches for that kind of measurement, and the floor keeps a lucky quiet A/A
 pass from making every tiny difference "real". Everything else is within
 noise: listed as such, never as unexplained.
+
+Why against both passes: metal-aa is a second measurement of the baseline in
+the same rounds. When metal's median of a row lands in a slow (or fast)
+spell of a shared host, every target compared with metal inherits that draw
+and looks different by about the same amount; against metal-aa it does not.
+A difference of the target's own clears the band against either pass.
 """
 
 from dataclasses import dataclass, field
@@ -39,6 +45,7 @@ class NoiseModel:
     row_pct: dict  # (name, unit) -> |Δ_AA| in percent
     family_pct: dict  # (base, unit) -> Q95 of |Δ_AA| over the family
     significant_rows: list = field(default_factory=list)  # (name, unit, pct, p)
+    row_aa_change: dict = field(default_factory=dict)  # (name, unit) -> signed Δ_AA % (metal-aa vs metal)
 
     @property
     def share(self):
@@ -54,12 +61,20 @@ class NoiseModel:
             return False
         if delta.pct is None:
             return True  # a change from zero: no percentage to hold against the band
-        return abs(delta.pct) > self.band(name, unit)
+        band = self.band(name, unit)
+        return abs(delta.pct) > band and abs(self.change_from_aa(name, unit, delta.pct)) > band
+
+    def change_from_aa(self, name, unit, pct):
+        """The target's change in % against metal-aa, from its change against metal."""
+        aa = self.row_aa_change.get((name, unit))
+        if aa is None or aa <= -100:
+            return pct  # no A/A value for this row: metal is the only baseline there is
+        return ((1 + pct / 100) / (1 + aa / 100) - 1) * 100
 
 
 def from_table(table, metal, aa):
     """The noise model of a table that has both passes as columns, with `metal` the baseline."""
-    pct, sig, fam = {}, [], {}
+    pct, signed, sig, fam = {}, {}, [], {}
     n = 0
     for r in table.rows:
         if metal not in r.cells or aa not in r.cells:
@@ -70,11 +85,13 @@ def from_table(table, metal, aa):
         n += 1
         p = abs(d.pct) if d.pct is not None else 0.0
         pct[(r.name, r.unit)] = p
+        if d.pct is not None:
+            signed[(r.name, r.unit)] = d.pct
         fam.setdefault((split_name(r.name)[0], r.unit), []).append(p)
         if d.comparison.significant:
             sig.append((r.name, r.unit, d.pct, d.comparison.p))
     family = {k: float(np.quantile(v, FAMILY_QUANTILE)) for k, v in fam.items()}
-    return NoiseModel(metal, aa, n, len(sig), pct, family, sig)
+    return NoiseModel(metal, aa, n, len(sig), pct, family, sig, signed)
 
 
 def pairs_in(columns):

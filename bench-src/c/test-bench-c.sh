@@ -140,6 +140,18 @@ expect_units "$f" "${units[@]}"
 awk '/^BenchmarkStorefwd\/size=28/ && $5 != 171 {bad = 1} /^BenchmarkStorefwd\/size=32/ && $5 != 196 {bad = 1}
 	END {exit bad}' "$f" && pass "storefwd: 171 / 196 flushes per op, as in the seed" ||
 	fail "storefwd: flushes per op differ from the seed's 171 / 196"
+# Where the kernels' memory is must not follow the process: an environment
+# 3000 bytes larger moves the stack, and TMPDIR names no directory at all.
+big_env=$(head -c 3000 /dev/zero | tr '\0' x)
+if env -i PAD="$big_env" TMPDIR=/nonexistent "$bench_out/storefwd" --profile smoke \
+	>"$work/storefwd-env.txt" 2>"$work/storefwd-env.err"; then
+	[[ $(header "$f" storefwd-file) == memfd && -n $(header "$f" storefwd-page-offsets) &&
+		$(header "$work/storefwd-env.txt" storefwd-page-offsets) == "$(header "$f" storefwd-page-offsets)" ]] &&
+		pass "storefwd: a memfd and the same page offsets ($(header "$f" storefwd-page-offsets)) whatever the environment" ||
+		fail "storefwd: file $(header "$f" storefwd-file), page offsets '$(header "$f" storefwd-page-offsets)' vs '$(header "$work/storefwd-env.txt" storefwd-page-offsets)' with a larger environment"
+else
+	fail "storefwd with a larger environment and TMPDIR=/nonexistent: $(cat "$work/storefwd-env.err")"
+fi
 
 f=$work/fence.txt
 expect_names "$f" BenchmarkFence/work={llc,tlb,div}/barrier={none,lock,mfence}

@@ -20,7 +20,8 @@ def noise(ctx):
                    f"as {md_code(m.aa)}) differs significantly in **{m.significant} of {m.rows} rows "
                    f"({100 * m.share:.1f} %)**. A difference counts as *beyond noise* when it is significant and larger "
                    f"than max({FLOOR_PCT:g} %, the row's A/A change, the {100 * FAMILY_QUANTILE:.0f}th percentile of "
-                   f"its benchmark's A/A changes); smaller ones are listed as within noise (docs/noise.md).")
+                   f"its benchmark's A/A changes) against both passes of {md_code(m.metal)}; smaller ones are listed "
+                   f"as within noise (docs/noise.md).")
     for f in figures.per_target(t, ctx.explained):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "

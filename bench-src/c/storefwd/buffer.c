@@ -4,10 +4,19 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../common/cli.h"
 #include "buffer.h"
+
+int sf_open_file(void)
+{
+	int fd = memfd_create("storefwd-buffer", MFD_CLOEXEC);
+	if (fd < 0)
+		vmp_die("memfd_create for the buffer file: %s", strerror(errno));
+	return fd;
+}
 
 void sf_init(struct sf_buffer *b, int fd, unsigned size)
 {
@@ -16,6 +25,9 @@ void sf_init(struct sf_buffer *b, int fd, unsigned size)
 	b->cap = SF_BUFFER_BYTES / size;
 	b->n = 0;
 	b->flushes = 0;
+	memset(b->ent, 0, sizeof(b->ent));
+	for (unsigned k = 0; k < size; k++)
+		b->ent[k] = (unsigned char)(0x11 + 3 * k);
 }
 
 __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
@@ -39,10 +51,10 @@ __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
 /* ent -> tmp (two overlapping stores when SIZE is 28), tmp -> dst. */
 #define SF_APPEND_OVERLAP(SIZE)                                                            \
 	__attribute__((noinline)) void sf_append_overlap##SIZE(struct sf_buffer *b,        \
-							       const unsigned char *ent,   \
 							       uint64_t count)             \
 	{                                                                                  \
-		unsigned char tmp[32] __attribute__((aligned(16)));                        \
+		const unsigned char *ent = b->ent;                                         \
+		unsigned char *tmp = b->tmp;                                               \
 		for (uint64_t i = 0; i < count; i++) {                                     \
 			if (b->n == b->cap)                                                \
 				sf_flush(b);                                               \
@@ -66,9 +78,9 @@ __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
 /* ent -> dst directly; ent was stored long ago, so nothing waits on forwarding. */
 #define SF_APPEND_FRESH(SIZE)                                                              \
 	__attribute__((noinline)) void sf_append_fresh##SIZE(struct sf_buffer *b,          \
-							     const unsigned char *ent,     \
 							     uint64_t count)               \
 	{                                                                                  \
+		const unsigned char *ent = b->ent;                                         \
 		for (uint64_t i = 0; i < count; i++) {                                     \
 			if (b->n == b->cap)                                                \
 				sf_flush(b);                                               \

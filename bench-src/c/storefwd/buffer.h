@@ -7,28 +7,47 @@
 
 #define SF_BUFFER_BYTES 16384   /* 585 entries of 28 B, 512 of 32 B: the seed's 171 / 196 flushes */
 #define SF_ENTRIES_PER_OP 100000 /* one op appends this many entries, as in the seed */
+#define SF_LINE 64               /* cache line: every region below starts on one */
 
+/* Everything the append kernels touch lives in this one static object, at
+ * offsets fixed when the program is linked: the entry they copy, the overlap
+ * form's temporary and the buffer. On the stack these would land wherever
+ * the environment, argv and ASLR put the stack (16-byte steps), and where
+ * the temporary falls in its cache line changes how often the CPU blocks
+ * forwarding to it by 2x (1.7 to 3.8 blocks per 28-byte entry measured on
+ * one machine): an accident of the process, not a property of the target.
+ * storefwd-page-offsets records where the regions are. */
 struct sf_buffer {
-	int fd;
+	int fd;               /* the file flushes write to (sf_open_file) */
 	unsigned size;        /* entry size in bytes: 28 or 32 */
 	unsigned cap;         /* entries that fit in the buffer */
 	unsigned n;           /* entries in the buffer now */
 	uint64_t flushes;
-	unsigned char buf[SF_BUFFER_BYTES] __attribute__((aligned(64)));
+	unsigned char ent[32] __attribute__((aligned(SF_LINE)));  /* the entry appended, size bytes used */
+	unsigned char tmp[32] __attribute__((aligned(SF_LINE)));  /* the overlap form's temporary */
+	unsigned char buf[SF_BUFFER_BYTES] __attribute__((aligned(SF_LINE)));
 };
 
-/* Append count entries equal to ent (size bytes) to b.
- *  overlap: ent is first copied to a stack temporary with two 16-byte
- *           stores (at 0 and size-16, so they overlap by 4 bytes for 28 B),
- *           then loaded back from there: the load that spans both stores
- *           cannot be forwarded from the store buffer.
- *  fresh:   the entry goes straight from its source into the buffer. */
-typedef void (*sf_append_fn)(struct sf_buffer *b, const unsigned char *ent, uint64_t count);
-void sf_append_overlap28(struct sf_buffer *b, const unsigned char *ent, uint64_t count);
-void sf_append_overlap32(struct sf_buffer *b, const unsigned char *ent, uint64_t count);
-void sf_append_fresh28(struct sf_buffer *b, const unsigned char *ent, uint64_t count);
-void sf_append_fresh32(struct sf_buffer *b, const unsigned char *ent, uint64_t count);
+/* Append count copies of b->ent (b->size bytes) to b.
+ *  overlap: the entry is first copied to b->tmp with two 16-byte stores (at
+ *           0 and size-16, so they overlap by 4 bytes for 28 B), then loaded
+ *           back from there: the load that spans both stores cannot be
+ *           forwarded from the store buffer.
+ *  fresh:   the entry goes straight from b->ent into the buffer. */
+typedef void (*sf_append_fn)(struct sf_buffer *b, uint64_t count);
+void sf_append_overlap28(struct sf_buffer *b, uint64_t count);
+void sf_append_overlap32(struct sf_buffer *b, uint64_t count);
+void sf_append_fresh28(struct sf_buffer *b, uint64_t count);
+void sf_append_fresh32(struct sf_buffer *b, uint64_t count);
 
+/* The file the buffer is flushed to: a memfd, so that every target writes
+ * through the same kernel path (shmem) whatever file system its TMPDIR is
+ * on. A 16 KiB write to a file under /tmp costs 20-35 % more on a
+ * container's overlayfs than on the host's ext4, and the flushes are most of
+ * a fresh entry's time: the rows would measure the scratch file's location. */
+int sf_open_file(void);
+/* An empty buffer for entries of size bytes writing to fd; the entry gets
+ * the size's byte pattern. */
 void sf_init(struct sf_buffer *b, int fd, unsigned size);
 void sf_flush(struct sf_buffer *b);  /* writes what is buffered, if anything */
 

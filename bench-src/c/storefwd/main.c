@@ -1,8 +1,9 @@
 /* storefwd: seed 000 ("A Tale of Two Copies"). 28-byte entries copied
- * through overlapping 16-byte stack stores are slower than 32-byte ones,
- * because the load spanning both stores cannot be store-forwarded.
+ * through overlapping 16-byte stores to a temporary are slower than 32-byte
+ * ones, because the load spanning both stores cannot be store-forwarded.
  *   storefwd --profile smoke|quick|full   one repetition, Go benchmark format
- *   storefwd --self-test                  checks flush counts and file contents */
+ *   storefwd --self-test                  checks flush counts, file contents
+ *                                         and where the kernels' memory is */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -39,33 +40,15 @@ static const struct sf_case cases[] = {
 struct sf_run {
 	const struct sf_case *c;
 	struct sf_buffer *b;
-	unsigned char ent[32];
 };
 
-static const char *tmpdir(void)
-{
-	const char *d = getenv("TMPDIR");
-	return d && *d ? d : "/tmp";
-}
+/* The one buffer every case uses: static, so its regions sit at the same
+ * page offsets in every process (buffer.h says why that matters). */
+static struct sf_buffer buffer;
 
-/* A real file under $TMPDIR, unlinked at once so that no run leaves one behind. */
-static int open_buffer_file(void)
+static unsigned page_offset(const void *p)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/storefwd-XXXXXX", tmpdir());
-	int fd = mkstemp(path);
-	if (fd < 0)
-		vmp_die("cannot create the buffer file %s: %s (set TMPDIR to a writable directory)", path,
-			  strerror(errno));
-	unlink(path);
-	return fd;
-}
-
-static void fill_entry(unsigned char *ent, unsigned size)
-{
-	memset(ent, 0, 32);
-	for (unsigned k = 0; k < size; k++)
-		ent[k] = (unsigned char)(0x11 + 3 * k);
+	return (unsigned)((uintptr_t)p & 4095);
 }
 
 /* One op as in the seed: rewind, append 100,000 entries, flush the rest. */
@@ -75,7 +58,7 @@ static void run_ops(void *arg, uint64_t ops)
 	for (uint64_t op = 0; op < ops; op++) {
 		if (lseek(r->b->fd, 0, SEEK_SET) != 0)
 			vmp_die("lseek on the buffer file: %s", strerror(errno));
-		r->c->append(r->b, r->ent, SF_ENTRIES_PER_OP);
+		r->c->append(r->b, SF_ENTRIES_PER_OP);
 		sf_flush(r->b);
 	}
 }
@@ -103,16 +86,17 @@ static int open_store_fwd_counter(struct vmp_pmu *pmu, char *label, size_t label
 
 static int bench(uint64_t budget_ns)
 {
-	static struct sf_buffer buffer;
 	struct vmp_pmu pmu;
 	char label[96];
 	int have_pmu = open_store_fwd_counter(&pmu, label, sizeof(label)) == 0;
-	int fd = open_buffer_file();
+	int fd = sf_open_file();
 	uint64_t per_case = budget_ns / NCASES * 9 / 10;
 
 	vmp_config("storefwd-buffer-bytes", "%d", SF_BUFFER_BYTES);
 	vmp_config("storefwd-entries-per-op", "%d", SF_ENTRIES_PER_OP);
-	vmp_config("storefwd-file-dir", "%s", tmpdir());
+	vmp_config("storefwd-file", "memfd");
+	vmp_config("storefwd-page-offsets", "entry %#05x, temporary %#05x, buffer %#05x",
+		   page_offset(buffer.ent), page_offset(buffer.tmp), page_offset(buffer.buf));
 	if (have_pmu)
 		vmp_config("storefwd-pmu", "%s", label);
 	else
@@ -127,12 +111,10 @@ static int bench(uint64_t budget_ns)
 	/* One 32-byte op first grows the file to its full size, so that no
 	 * pilot below pays for extending it and under-calibrates. */
 	struct sf_run warm = {.c = &cases[NCASES - 1], .b = &buffer};
-	fill_entry(warm.ent, warm.c->size);
 	sf_init(&buffer, fd, warm.c->size);
 	run_ops(&warm, 1);
 	for (size_t i = 0; i < NCASES; i++) {
 		runs[i] = (struct sf_run){.c = &cases[i], .b = &buffer};
-		fill_entry(runs[i].ent, cases[i].size);
 		sf_init(&buffer, fd, cases[i].size);
 		/* The pilot inside calibrate also warms the page cache and the file. */
 		ops[i] = vmp_calibrate_iters(run_ops, &runs[i], per_case / SF_ROUNDS, 1);
@@ -190,7 +172,6 @@ static int file_holds_entries(int fd, const unsigned char *ent, unsigned size)
  * (nothing loaded back) does not block it nearly as often. */
 static void check_store_fwd_counter(void)
 {
-	static struct sf_buffer buffer;
 	struct vmp_pmu pmu;
 	char label[96];
 	double blocks[2];
@@ -199,10 +180,9 @@ static void check_store_fwd_counter(void)
 		vmp_skip("store-forwarding counter (%s)", pmu.why);
 		return;
 	}
-	int fd = open_buffer_file();
+	int fd = sf_open_file();
 	for (int k = 0; k < 2; k++) {
 		struct sf_run r = {.c = &cases[k], .b = &buffer};
-		fill_entry(r.ent, r.c->size);
 		sf_init(&buffer, fd, r.c->size);
 		run_ops(&r, 1);  /* warm-up: the file reaches its size */
 		vmp_pmu_start(&pmu);
@@ -215,14 +195,34 @@ static void check_store_fwd_counter(void)
 		  "%s: size=28 overlap blocks %.3f per entry, fresh %.3f", label, blocks[0], blocks[1]);
 }
 
+/* The kernels' memory starts on cache lines in static storage, and the
+ * flushes go to a memfd: nothing the measurement depends on is left to where
+ * the stack lands or to the file system TMPDIR is on. */
+static void check_placement(void)
+{
+	int fd = sf_open_file();
+	int seals = fcntl(fd, F_GET_SEALS);
+	vmp_check(seals >= 0, "the buffer file is a memfd (fcntl F_GET_SEALS: %s)",
+		  seals >= 0 ? "answers" : strerror(errno));
+	close(fd);
+	const unsigned char *region[] = {buffer.ent, buffer.tmp, buffer.buf};
+	const char *what[] = {"entry", "temporary", "buffer"};
+	for (int k = 0; k < 3; k++)
+		vmp_check((uintptr_t)region[k] % SF_LINE == 0, "the %s starts on a %d-byte line (page offset %#05x)",
+			  what[k], SF_LINE, page_offset(region[k]));
+	int on_stack = 0;
+	vmp_check((uintptr_t)&buffer - (uintptr_t)&on_stack > (1u << 30) &&
+			  (uintptr_t)&on_stack - (uintptr_t)&buffer > (1u << 30),
+		  "the buffer is not on the stack (%p, a local is at %p)", (void *)&buffer, (void *)&on_stack);
+}
+
 static int self_test(void)
 {
-	static struct sf_buffer buffer;
+	check_placement();
 	for (size_t i = 0; i < NCASES; i++) {
 		const struct sf_case *c = &cases[i];
 		struct sf_run r = {.c = c, .b = &buffer};
-		int fd = open_buffer_file();
-		fill_entry(r.ent, c->size);
+		int fd = sf_open_file();
 		sf_init(&buffer, fd, c->size);
 		vmp_check(buffer.cap == SF_BUFFER_BYTES / c->size, "size=%u: %u entries per buffer", c->size,
 			    buffer.cap);
@@ -230,11 +230,11 @@ static int self_test(void)
 		vmp_check(buffer.flushes == c->seed_flushes,
 			    "size=%u form=%s: %llu flushes per 100000 entries (seed: %llu)", c->size, c->form,
 			    (unsigned long long)buffer.flushes, (unsigned long long)c->seed_flushes);
-		vmp_check(file_holds_entries(fd, r.ent, c->size),
+		vmp_check(file_holds_entries(fd, buffer.ent, c->size),
 			    "size=%u form=%s: file holds 100000 exact copies of the entry", c->size, c->form);
 		/* A second op rewinds and rewrites the same bytes, it does not append. */
 		run_ops(&r, 1);
-		vmp_check(file_holds_entries(fd, r.ent, c->size) && buffer.flushes == 2 * c->seed_flushes,
+		vmp_check(file_holds_entries(fd, buffer.ent, c->size) && buffer.flushes == 2 * c->seed_flushes,
 			    "size=%u form=%s: second op rewrites the file in place", c->size, c->form);
 		close(fd);
 	}

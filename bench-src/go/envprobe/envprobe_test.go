@@ -18,7 +18,8 @@ hypervisor-signature constant-tsc nonstop-tsc vmx svm threads-per-core cores-per
 cpus-online cpus-visible l1d-cache l2-cache l3-cache getconf-l1d-cache getconf-l2-cache
 getconf-l3-cache glibc glibc-diagnostics-source nt-threshold rep-movsb-threshold
 rep-stosb-threshold shared-cache-size glibc-tunables clocksource clocksources-available vdso pmu
-pmu-reason target-kind target-kind-evidence cgroup cpu-quota cpuset seccomp governor turbo thp`)
+pmu-reason target-kind target-kind-evidence cgroup cpu-quota cpuset seccomp spec-store-bypass governor
+turbo thp`)
 
 // TestProbeKeysAndFormat runs the real probe: every contract key exactly
 // once, benchfmt-valid config lines, and JSON with the same content.
@@ -213,5 +214,22 @@ func TestParseSeccomp(t *testing.T) {
 	}
 	if got := ParseSeccomp("Name:\tx\n"); !strings.HasPrefix(got, "unknown") {
 		t.Errorf("no Seccomp line: %q", got)
+	}
+}
+
+func TestParseSpecStoreBypass(t *testing.T) {
+	for in, want := range map[string]string{
+		"Seccomp:\t0\nSpeculation_Store_Bypass:\tthread vulnerable\nSpeculationIndirectBranch:\tconditional enabled\n": "thread vulnerable",
+		"Speculation_Store_Bypass:\tthread force mitigated\n":                                                          "thread force mitigated",
+		"Speculation_Store_Bypass:\tnot vulnerable\n":                                                                  "not vulnerable",
+	} {
+		if got := ParseSpecStoreBypass(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{"Name:\tx\nSeccomp:\t0\n", "Speculation_Store_Bypass:\t\n"} {
+		if got := ParseSpecStoreBypass(in); !strings.HasPrefix(got, "unknown") {
+			t.Errorf("%q: %q, want unknown (…)", in, got)
+		}
 	}
 }

@@ -122,6 +122,7 @@ func Probe() []Field {
 	add("cpuset", cg.cpuset)
 
 	add("seccomp", probeSeccomp())
+	add("spec-store-bypass", probeSpecStoreBypass())
 	add("governor", probeGovernor())
 	add("turbo", probeTurbo())
 	add("thp", probeTHP())
