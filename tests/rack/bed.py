@@ -174,7 +174,13 @@ def laptop_home(bed: Path) -> Path:
     return home
 
 
-def ssh_config(hosts: list[RackHost], home: Path) -> str:
+def control_dir(bed: Path) -> Path:
+    """Where the laptop's SSH master sockets live: short, since a socket path
+    has 108 bytes and a bed under a deep temporary directory would overflow it."""
+    return Path("/tmp") / f"vmparity-rack-{hashlib.sha256(str(bed).encode()).hexdigest()[:8]}"
+
+
+def ssh_config(hosts: list[RackHost], home: Path, sockets: Path) -> str:
     """What an ops laptop's ~/.ssh/config says about its rack: how to reach each
     host, with which key, and that an unknown or changed host key is refused."""
     blocks = [f"""Host {h.name}
@@ -193,7 +199,7 @@ Host *
   BatchMode yes
   # docker --host ssh:// opens one SSH connection per command: share one
   ControlMaster auto
-  ControlPath {home}/.ssh/cm-%C
+  ControlPath {sockets}/%C
   ControlPersist 10m
 """
 
@@ -259,9 +265,11 @@ def start_host(client: docker.DockerClient, image: str, host: RackHost, pubkey: 
     AppArmor filter, the cgroup tree, /var/lib/docker on a tmpfs overlayfs can use)."""
     try:
         old = client.containers.get(host.container)
-        if old.status == "running" and old.image.tags and old.image.tags[0] == image:
-            return
-        old.remove(force=True)
+        same = (old.status == "running" and image in old.image.tags
+                and f"AUTHORIZED_KEY={pubkey}" in old.attrs["Config"]["Env"])
+        if same:
+            return  # the rack this bed made: up again changes nothing
+        old.remove(force=True)  # another bed's host (another key) or a stopped one
     except docker.errors.NotFound:
         pass
     client.containers.run(
@@ -313,7 +321,9 @@ def up(bed: Path, hosts: list[RackHost]) -> dict:
         wait_for_ssh(h)
         known += host_keys(client, h)
     (home / ".ssh" / "known_hosts").write_text("\n".join(known) + "\n")
-    (home / ".ssh" / "config").write_text(ssh_config(hosts, home))
+    sockets = control_dir(bed)
+    sockets.mkdir(mode=0o700, exist_ok=True)
+    (home / ".ssh" / "config").write_text(ssh_config(hosts, home, sockets))
     (home / ".ssh" / "config").chmod(0o600)
     inventory = write_inventory(bed, hosts)
     wrapper = write_laptop_wrapper(bed, home)
@@ -357,6 +367,7 @@ def down(bed: Path, purge: bool = False) -> None:
                         marker.read_text().strip(), "--exec", "/usr/sbin/dockerd"], check=False)
     if bed.exists():
         shutil.rmtree(bed)
+    shutil.rmtree(control_dir(bed), ignore_errors=True)
     log("down")
 
 

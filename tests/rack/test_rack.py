@@ -112,12 +112,12 @@ def test_bed_reaches_hosts_only_over_ssh_with_checked_host_keys(laptop):
     saved = known.read_text()
     known.write_text("")
     try:
-        refused = laptop.run("ssh", HOSTS[0], "true")
+        refused = laptop.run("ssh", "-o", "ControlPath=none", HOSTS[0], "true")  # a new connection, not the master
         assert refused.returncode != 0 and "verification failed" in refused.stderr
     finally:
         known.write_text(saved)
     # no password login: sshd refuses the method outright
-    pw = laptop.run("ssh", "-o", "PreferredAuthentications=password", "-o", "PubkeyAuthentication=no", HOSTS[0], "true")
+    pw = laptop.run("ssh", "-o", "ControlPath=none", "-o", "PreferredAuthentications=password", "-o", "PubkeyAuthentication=no", HOSTS[0], "true")
     assert pw.returncode != 0 and "Permission denied" in pw.stderr
 
 
