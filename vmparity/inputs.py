@@ -54,6 +54,15 @@ def load(operand, results_dir=None, require_fingerprint=False):
     return Input(label, path, files, is_run)
 
 
+def load_run(operand, results_dir=None):
+    """{target: ResultFile} of a run directory or run-id: the view of a run
+    the reproductions' verdicts take."""
+    loaded = load(operand, results_dir)
+    if not loaded.is_run:
+        raise InputError(operand, "expected a run directory or run-id, not a single file")
+    return {rf.target: rf for rf in loaded.files}
+
+
 def load_all(operands, results_dir=None, require_fingerprint=False):
     inputs = [load(o, results_dir, require_fingerprint) for o in operands]
     counts = {}

@@ -31,9 +31,9 @@ def test_bad_result_file_is_named_and_nothing_is_written(tmp_path):
 
 def test_missing_directory_and_empty_directory(tmp_path):
     code, _, err = run_main(tmp_path / "nope")
-    assert code == 2 and "no such run directory" in err
+    assert code == 2 and "no such result file, run directory or run-id" in err
     code, _, err = run_main(tmp_path)
-    assert code == 2 and "no <target>.txt result files" in err
+    assert code == 2 and "holds no <target>.txt result files" in err
 
 
 def test_report_section_is_none_without_scenario_benchmarks(tmp_path):

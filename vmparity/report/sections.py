@@ -1,15 +1,14 @@
 """The report's sections: a list of functions, each taking the Context and returning Markdown (or None).
 
 To add a section, write a function and put it in SECTIONS. The
-"Reproductions" hook: if the package `vmparity.repro` is importable and has
-`report_section(run_dir) -> str | None`, its Markdown is included (nothing
-when it returns None, e.g. for a run without reproduction data).
+Reproductions section is the seeds' verdicts (vmparity.repro), none for a run
+without any of the seeds' benchmarks.
 """
 
-import importlib
 from dataclasses import dataclass, field, replace
 
 from ..render import explanation, fold
+from ..repro import report_section as repro_section
 from . import history_section, hosts, run_quality
 from ..render import markdown as md_table
 from ..render.escape import md_code, md_text
@@ -142,12 +141,7 @@ def fingerprints(ctx):
 
 
 def reproductions(ctx):
-    try:
-        repro = importlib.import_module("vmparity.repro")
-    except ImportError:
-        return None
-    hook = getattr(repro, "report_section", None)
-    return hook(ctx.run_dir) if callable(hook) else None
+    return repro_section(ctx.run_dir)
 
 
 class _Buf:

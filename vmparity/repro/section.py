@@ -2,7 +2,7 @@
 
 from ..names import split_name
 from .render import render_markdown
-from .run import load_run
+from ..inputs import load_run
 from .scenarios import load_scenarios
 from .verdicts import judge_run
 
