@@ -13,6 +13,20 @@ sys.path.insert(0, str(TESTS))  # resultgen, golden
 
 from vmparity.cli import main  # noqa: E402
 
+# With VMPARITY_REQUIRE_LAB=1 (set by .ci/run) a skipped lab or rack test
+# fails: a missing daemon or package must not pass silently.
+REQUIRE_LAB = os.environ.get("VMPARITY_REQUIRE_LAB") == "1"
+END_TO_END = (str(TESTS / "lab"), str(TESTS / "rack"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_LAB and report.skipped and str(item.fspath).startswith(END_TO_END):
+        report.outcome = "failed"
+        report.longrepr = f"VMPARITY_REQUIRE_LAB=1 turns this skip into a failure: {report.longrepr}"
+
 
 class Result:
     def __init__(self, code, out, err):

