@@ -50,14 +50,14 @@ def test_rounds_for_profile():
         rounds.rounds_for("fast")
 
 
-def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), clocksource_at=None):
+def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), clocksource_at=None, host="localhost"):
     staging = tmp_path / "run"
     plan = rounds.schedule(list(targets), n_rounds, seed=3)
     for k, order in enumerate(plan, 1):
         d = staging / "rounds" / str(k)
         d.mkdir(parents=True)
-        (d / "host-localhost.json").write_text(json.dumps(
-            {"host": "localhost", "round": k, "seed": 3, "order": order,
+        (d / f"host-{host}.json").write_text(json.dumps(
+            {"host": host, "round": k, "seed": 3, "order": order,
              "hygiene": {"loadavg": "0.1 0.1 0.1", "busy-processes": "none"},
              "timings": {t: {"start": f"2026-11-23 10:0{k}:00", "end": f"2026-11-23 10:0{k}:30"} for t in order}}))
         for t in order:
@@ -148,3 +148,40 @@ def test_a_partial_run_is_stored_and_filled_in_without_touching_the_rest(tmp_pat
     assert (stored / "metal.txt").read_bytes() == metal_before
     assert parse_file(stored / "guest-nosmt.txt").config["count"] == "3"
     assert _ingest(cli, tmp_path, fill, "run1", "--fill-in").code == 2  # no longer partial
+
+
+def test_a_rack_host_down_at_the_start_is_recorded_and_filled_in_whole(tmp_path, cli):
+    staging = _stage(tmp_path / "a", 2, targets=("metal-rack01", "metal-aa-rack01", "container-nolimit-rack01"),
+                     host="rack01")
+    (staging / "rounds" / "failed-rack02.json").write_text(json.dumps(
+        {"host": "rack02", "failed": {}, "host-failed": {"round": 1, "msg": "ssh: Connection refused"}}))
+    rounds.merge(staging)
+    r = _ingest(cli, tmp_path, staging, "rack")
+    assert r.code == 0 and "host rack02 failed in round 1: ssh: Connection refused" in r.out, r
+    stored = tmp_path / "results" / "runs" / "rack"
+    rack01 = {p.name: p.read_bytes() for p in stored.glob("*rack01*")}
+    assert json.loads((stored / "rounds.json").read_text())["failed-hosts"] == {
+        "rack02": {"round": 1, "msg": "ssh: Connection refused"}}
+
+    # the host back: every target it measures is filled in, even those the run never saw
+    fill = _stage(tmp_path / "b", 2, targets=("metal-rack02", "metal-aa-rack02", "container-nolimit-rack02"),
+                  host="rack02")
+    rounds.merge(fill)
+    r = _ingest(cli, tmp_path, fill, "rack", "--fill-in")
+    assert r.code == 0, r
+    rec = json.loads((stored / "rounds.json").read_text())
+    assert rec["partial"] is False and rec["failed-hosts"] == {}
+    assert {p.name: p.read_bytes() for p in stored.glob("*rack01*")} == rack01
+    assert (stored / "container-nolimit-rack02.txt").is_file()
+
+
+def test_a_fill_in_may_not_replace_a_healthy_host(tmp_path, cli):
+    staging = _stage(tmp_path / "a", 1, targets=("metal-rack01",), host="rack01")
+    (staging / "rounds" / "failed-rack02.json").write_text(json.dumps(
+        {"host": "rack02", "failed": {}, "host-failed": {"round": 1, "msg": "down"}}))
+    rounds.merge(staging)
+    assert _ingest(cli, tmp_path, staging, "rack").code == 0
+    again = _stage(tmp_path / "b", 1, targets=("metal-rack01",), host="rack01")
+    rounds.merge(again)
+    r = _ingest(cli, tmp_path, again, "rack", "--fill-in")
+    assert r.code == 2 and "metal-rack01 finished in the stored run" in r.err
