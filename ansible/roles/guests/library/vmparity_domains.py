@@ -73,7 +73,11 @@ def main():
         domains = lab_domains(module.params["uri"], module.params["prefix"], module.params["state_dir"])
     except Exception as exc:  # libvirt.libvirtError: daemon down, bad URI
         state_dir = module.params["state_dir"]
-        leftovers = state_dir and os.path.isdir(os.path.join(state_dir, "domains"))
+        xml_dir = os.path.join(state_dir, "domains") if state_dir else None
+        # a domain XML left there means a guest may still be defined; an empty
+        # directory (a host that ran no guest) leaves nothing to remove
+        leftovers = bool(xml_dir and os.path.isdir(xml_dir)
+                         and any(name.endswith(".xml") for name in os.listdir(xml_dir)))
         if module.params["absent_daemon_ok"] and state_dir and not leftovers:
             module.exit_json(changed=False, domains=[], daemon_unreachable=str(exc))
         module.fail_json(msg=f"cannot read libvirt domains at {module.params['uri']}: {exc}"
