@@ -138,10 +138,10 @@ def _screen(t, m):
         full = np.median(sliding_window_view(med, W), axis=1)  # full[s] = median of runs s .. s+W-1
         before[W - 1:] = full[:R - W]  # i = W .. R-1: runs i-W .. i-1
         after[:R - W] = full[1:]  # i = 1 .. R-W: runs i .. i+W-1
-    for i in range(1, min(W, R)):
-        before[i - 1] = np.median(med[:i])
-    for i in range(max(1, R - W + 1), R):
-        after[i - 1] = np.median(med[i:])
+    short = min(W, R) - 1  # windows cut short by the track's start (before) and end (after)
+    if short:
+        before[:short] = _prefix_medians(med, short)
+        after[R - 1 - short:] = _prefix_medians(med[::-1], short)[::-1]
     nb = np.minimum(idx, W)
     na = np.minimum(R - idx, W)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -154,6 +154,19 @@ def _screen(t, m):
     noise = m.noise_sigmas * MEDIAN_SD_FACTOR * run_noise(med) * np.sqrt(1.0 / nb + 1.0 / na)
     bar = np.maximum(math.log1p(m.min_change / 100.0), noise)
     return list(idx[size >= bar])
+
+
+def _prefix_medians(x, count):
+    """np.median(x[:k]) for k = 1 .. count, in one sort instead of count calls."""
+    if np.isnan(x[:count]).any():  # np.median's nan rule; the padding below would hide it
+        return np.array([np.median(x[:k]) for k in range(1, count + 1)])
+    k = np.arange(1, count + 1)
+    rows, cols = np.tril_indices(count)
+    block = np.full((count, count), np.inf)  # row k-1 holds x[:k], padded with what sorts last
+    block[rows, cols] = x[cols]
+    block.sort(axis=1)
+    lo, hi = block[k - 1, (k - 1) // 2], block[k - 1, k // 2]
+    return np.where(k % 2 == 1, lo, (lo + hi) / 2)  # np.median's mean of the middle two, bit for bit
 
 
 def _windows(t, i, W):

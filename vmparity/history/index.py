@@ -1,12 +1,15 @@
 """An SQLite index of results/runs/, so that reading a thousand runs takes a query, not a parse.
 
 The files stay the source of truth: the index holds per result file its
-header, and per benchmark and unit the median, its confidence interval and
-the samples (packed doubles), keyed by run. Every use starts with refresh(),
+header, and per track (one benchmark row and unit of one target on one host)
+every run of it packed into arrays in run-id order (packed.py): the sample
+counts, medians, confidence intervals and samples. Reading the history is a
+row per track, not a row per track and run. Every use starts with refresh(),
 which compares each run directory's signature (name, size and mtime of its
-`<target>.txt` files) with the one stored and re-reads only the runs that
-were added or changed, and forgets runs that are gone. Deleting the index
-file is always safe: the next command rebuilds it.
+`<target>.txt` files) with the one stored, re-reads only the runs that were
+added or changed, forgets runs that are gone, and rewrites the tracks those
+runs are in. Deleting the index file is always safe: the next command
+rebuilds it.
 """
 
 import hashlib
@@ -23,9 +26,12 @@ from ..errors import InputError
 from ..formatspec import series_keys
 from ..names import host_suffix, is_lab_metal
 from ..resultfile import parse_file
+from . import packed
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+PACKED_COLUMNS = "run_ids, higher, n, median, lo, hi, samples"
+PENDING_ROWS = 200_000  # rows of newly read runs held in memory before they are merged into their tracks
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -33,11 +39,11 @@ CREATE TABLE runs(run_id TEXT PRIMARY KEY, signature TEXT NOT NULL);
 -- host: the physical host (lab_host), not the target's own host name
 CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, config TEXT NOT NULL,
                    PRIMARY KEY (run_id, target));
--- clustered in the order history reads it: one track after the other, runs in time order
-CREATE TABLE results(host TEXT NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL,
-                     run_id TEXT NOT NULL, higher INTEGER, n INTEGER NOT NULL, median REAL NOT NULL, lo REAL,
-                     hi REAL, samples BLOB NOT NULL, PRIMARY KEY (host, target, name, unit, run_id)) WITHOUT ROWID;
-CREATE INDEX results_run ON results(run_id);
+-- one row per track: its runs as packed arrays in run-id order (packed.Runs.to_row)
+CREATE TABLE tracks(host TEXT NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL,
+                    run_ids BLOB NOT NULL, higher BLOB NOT NULL, n BLOB NOT NULL, median BLOB NOT NULL,
+                    lo BLOB NOT NULL, hi BLOB NOT NULL, samples BLOB NOT NULL,
+                    PRIMARY KEY (host, target, name, unit));
 """
 
 
@@ -121,38 +127,50 @@ class Index:
     def refresh(self, warn=None):
         """Bring the index in line with the run directories; returns (added, changed, removed) run counts."""
         stored = dict(self.db.execute("SELECT run_id, signature FROM runs"))
-        seen = set()
+        listing = self._listing()
+        stale = [r for r, sig in stored.items() if listing.get(r) != sig]  # changed or gone
         added = changed = 0
-        with os.scandir(self.runs_dir) as it:
-            dirs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir())
         with self.db:  # one transaction: a crash leaves the index as it was
-            for run_id in dirs:
-                sig = run_signature(self.runs_dir / run_id)
-                if sig is None:
-                    continue
-                seen.add(run_id)
+            self._forget(stale)
+            pending, rows = {}, 0
+            for run_id, sig in listing.items():
                 if stored.get(run_id) == sig:
                     continue
                 try:
-                    rows = self._read_run(run_id)
+                    file_rows, result_rows = self._read_run(run_id)
                 except InputError as e:
                     if warn is None:
                         raise
                     warn(f"skipped run {run_id}: {e}")
-                    seen.discard(run_id)
                     continue
-                self._forget(run_id)
-                self._store(run_id, sig, *rows)
+                self.db.execute("INSERT INTO runs VALUES (?, ?)", (run_id, sig))
+                self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", file_rows)
+                for key, *result in result_rows:
+                    pending.setdefault(key, packed.Builder()).add(run_id, *result)
+                rows += len(result_rows)
+                if rows >= PENDING_ROWS:
+                    self._merge(pending)
+                    pending, rows = {}, 0
                 if run_id in stored:
                     changed += 1
                 else:
                     added += 1
-            gone = [r for r in stored if r not in seen]
-            for run_id in gone:
-                self._forget(run_id)
-        return added, changed, len(gone)
+            self._merge(pending)
+        return added, changed, len(stale) - changed
+
+    def _listing(self):
+        """{run_id: signature} of every run directory that holds a result file, in run-id order."""
+        with os.scandir(self.runs_dir) as it:
+            dirs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir())
+        listing = {}
+        for run_id in dirs:
+            sig = run_signature(self.runs_dir / run_id)
+            if sig is not None:
+                listing[run_id] = sig
+        return listing
 
     def _read_run(self, run_id):
+        """Rows of the files table, and per result row ((host, target, name, unit), higher, median, lo, hi, samples)."""
         run_dir = self.runs_dir / run_id
         files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
@@ -168,33 +186,46 @@ class Index:
                     keys.append((b.name, unit))
                     samples.append(np.asarray(values, dtype=float))
             for (name, unit), vals, s in zip(keys, samples, stats.summarize_many(samples)):
-                higher = rf.higher_is_better(unit)
-                result_rows.append((host, target, name, unit, run_id, None if higher is None else int(higher),
-                                    len(vals), s.center, _finite(s.lo), _finite(s.hi), vals.tobytes()))
+                result_rows.append(((host, target, name, unit), rf.higher_is_better(unit), s.center, s.lo, s.hi, vals))
         return file_rows, result_rows
 
-    def _forget(self, run_id):
-        for table in ("runs", "files", "results"):
-            self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+    def _forget(self, run_ids):
+        """Remove these runs: their rows, and their place in every track."""
+        if not run_ids:
+            return
+        gone = set(run_ids)
+        for table in ("runs", "files"):
+            self.db.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(r,) for r in gone])
+        hit = [rowid for rowid, ids in self.db.execute("SELECT rowid, run_ids FROM tracks")
+               if not gone.isdisjoint(ids.decode().split(packed.RUN_ID_SEP))]
+        for rowid in hit:
+            row = self.db.execute(f"SELECT {PACKED_COLUMNS} FROM tracks WHERE rowid = ?", (rowid,)).fetchone()
+            runs = packed.Runs.from_row(*row).without(gone)
+            if runs.run_ids:
+                assign = ", ".join(f"{c} = ?" for c in PACKED_COLUMNS.split(", "))
+                self.db.execute(f"UPDATE tracks SET {assign} WHERE rowid = ?", (*runs.to_row(), rowid))
+            else:
+                self.db.execute("DELETE FROM tracks WHERE rowid = ?", (rowid,))
 
-    def _store(self, run_id, sig, file_rows, result_rows):
-        self.db.execute("INSERT INTO runs VALUES (?, ?)", (run_id, sig))
-        self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", file_rows)
-        self.db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", result_rows)
+    def _merge(self, pending):
+        """Add the runs collected in pending ({track key: packed.Builder}) to their tracks."""
+        for key, builder in pending.items():
+            row = self.db.execute(f"SELECT {PACKED_COLUMNS} FROM tracks WHERE host = ? AND target = ? AND name = ? "
+                                  "AND unit = ?", key).fetchone()
+            runs = packed.merge([packed.Runs.from_row(*row) if row else None, builder.runs()])
+            self.db.execute("INSERT OR REPLACE INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (*key, *runs.to_row()))
 
     def files(self):
         """{(run_id, target): FileInfo} of every indexed result file."""
         return {(r, t): FileInfo(r, t, h, json.loads(c))
                 for r, t, h, c in self.db.execute("SELECT run_id, target, host, config FROM files")}
 
-    def results(self, until=None):
-        """(host, target, name, unit, run_id, higher, n, median, lo, hi, samples) ordered by track, then run;
-        until: only runs whose id sorts at or before it."""
-        sql = "SELECT host, target, name, unit, run_id, higher, n, median, lo, hi, samples FROM results"
-        args = ()
-        if until is not None:
-            sql, args = sql + " WHERE run_id <= ?", (until,)
-        return self.db.execute(sql + " ORDER BY host, target, name, unit, run_id", args).fetchall()
+    def tracks(self):
+        """((host, target, name, unit), packed.Runs) of every track, in key order."""
+        for host, target, name, unit, *row in self.db.execute(
+                f"SELECT host, target, name, unit, {PACKED_COLUMNS} FROM tracks ORDER BY host, target, name, unit"):
+            yield (host, target, name, unit), packed.Runs.from_row(*row)
 
 
 def lab_host(target, metals):
@@ -208,10 +239,6 @@ def lab_host(target, metals):
         if suffix and target.endswith(suffix):
             return host
     return None
-
-
-def _finite(x):
-    return x if np.isfinite(x) else None
 
 
 def fingerprint(config):
