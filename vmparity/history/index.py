@@ -241,6 +241,7 @@ def lab_host(target, metals):
     return None
 
 
-def fingerprint(config):
-    """The values of the series keys: what must stay equal for runs to be like-for-like."""
-    return tuple(config.get(k, "") for k in series_keys())
+def fingerprint(config, keys=None):
+    """The values of the series keys (keys: series_keys(), given when asked for many files): what must stay
+    equal for runs to be like-for-like."""
+    return tuple(config.get(k, "") for k in (keys or series_keys()))

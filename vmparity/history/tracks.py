@@ -85,7 +85,8 @@ def load(index, filter_text=None, until=None, only=None):
     """
     files = index.files()
     keep_row, keep_run = _row_filter(filter_text, files)
-    fps = {k: fingerprint(f.config) for k, f in files.items()}
+    keys = series_keys()
+    fps = {k: fingerprint(f.config, keys) for k, f in files.items()}
     series_of = {}  # (target, run ids) -> series: the tracks of one target mostly share their runs
     tracks = []
     for (host, target, name, unit), runs in index.tracks():
