@@ -12,16 +12,16 @@ runs are in. Deleting the index file is always safe: the next command
 rebuilds it.
 """
 
-import hashlib
 import json
 import os
 import sqlite3
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from .. import inputs, stats
+from .. import inputs, provenance, stats
 from ..errors import InputError
 from ..formatspec import series_keys
 from ..names import host_suffix, is_lab_metal
@@ -29,7 +29,7 @@ from ..resultfile import parse_file
 from . import packed
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 PACKED_COLUMNS = "run_ids, higher, n, median, lo, hi, samples"
 PENDING_ROWS = 200_000  # rows of newly read runs held in memory before they are merged into their tracks
 
@@ -37,8 +37,9 @@ SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE runs(run_id TEXT PRIMARY KEY, signature TEXT NOT NULL);
 -- host: the physical host (lab_host), not the target's own host name
-CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, config TEXT NOT NULL,
-                   PRIMARY KEY (run_id, target));
+-- head: the values of head_keys() as a JSON list, config: the whole header as a JSON object
+CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, head TEXT NOT NULL,
+                   config TEXT NOT NULL, PRIMARY KEY (run_id, target));
 -- one row per track: its runs as packed arrays in run-id order (packed.Runs.to_row)
 CREATE TABLE tracks(host TEXT NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL,
                     run_ids BLOB NOT NULL, higher BLOB NOT NULL, n BLOB NOT NULL, median BLOB NOT NULL,
@@ -52,7 +53,19 @@ class FileInfo:
     run_id: str
     target: str
     host: str
-    config: dict
+    head: dict  # head_keys() -> value ("" where the header has none)
+    config_json: str
+
+    @cached_property
+    def config(self):
+        """The whole header; parsed when asked for (a history of every file needs only its head)."""
+        return json.loads(self.config_json)
+
+
+def head_keys():
+    """The header keys a history reads of every file: provenance and the series keys. The index keeps their
+    values beside the whole header, which is ten times longer to parse."""
+    return list(provenance.KEYS) + [k for k in series_keys() if k not in provenance.KEYS]
 
 
 def default_path(runs_dir):
@@ -61,16 +74,15 @@ def default_path(runs_dir):
 
 
 def run_signature(run_dir):
-    """What changes when a run's result files are added, replaced or edited; None without any."""
+    """What changes when a run's result files are added, replaced or edited: the name, size and mtime of
+    each; None without any."""
     parts = []
     with os.scandir(run_dir) as it:
         for e in it:
             if _is_result_file(e.name) and e.is_file():
                 st = e.stat()
                 parts.append(f"{e.name}\0{st.st_size}\0{st.st_mtime_ns}")
-    if not parts:
-        return None
-    return hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()
+    return "\n".join(sorted(parts)) if parts else None
 
 
 def _is_result_file(name):
@@ -90,18 +102,15 @@ class Index:
         try:
             db = sqlite3.connect(self.path, timeout=60)
             db.execute("PRAGMA journal_mode=WAL")
-            version = None
+            meta = {}
             if db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone():
-                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-                version = row[0] if row else None
-            if version != SCHEMA_VERSION:
+                meta = dict(db.execute("SELECT key, value FROM meta"))
+            if meta != self._meta():  # another layout, or other head keys (format.yaml's series keys changed)
                 db.close()
                 self._remove_files()
                 db = sqlite3.connect(self.path, timeout=60)
                 db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(SCHEMA)
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                db.commit()
+                self._create(db)
             return db
         except sqlite3.DatabaseError as e:
             if isinstance(e, sqlite3.OperationalError) and not self.path.exists():
@@ -109,10 +118,16 @@ class Index:
             # a corrupt index is only a cache: start again from the files
             self._remove_files()
             db = sqlite3.connect(self.path, timeout=60)
-            db.executescript(SCHEMA)
-            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            db.commit()
+            self._create(db)
             return db
+
+    def _meta(self):
+        return {"schema": SCHEMA_VERSION, "head-keys": json.dumps(head_keys())}
+
+    def _create(self, db):
+        db.executescript(SCHEMA)
+        db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta().items())
+        db.commit()
 
     def _remove_files(self):
         for suffix in ("", "-wal", "-shm", "-journal"):
@@ -144,7 +159,7 @@ class Index:
                     warn(f"skipped run {run_id}: {e}")
                     continue
                 self.db.execute("INSERT INTO runs VALUES (?, ?)", (run_id, sig))
-                self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", file_rows)
+                self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
                 for key, *result in result_rows:
                     pending.setdefault(key, packed.Builder()).add(run_id, *result)
                 rows += len(result_rows)
@@ -164,7 +179,7 @@ class Index:
             dirs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir())
         listing = {}
         for run_id in dirs:
-            sig = run_signature(self.runs_dir / run_id)
+            sig = run_signature(os.path.join(self.runs_dir, run_id))
             if sig is not None:
                 listing[run_id] = sig
         return listing
@@ -175,11 +190,13 @@ class Index:
         files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
+        head = head_keys()
         metals = {rf.target: rf.config.get("host") for rf in files if is_lab_metal(rf.target)}
         for rf in files:
             cfg, target = rf.config, rf.target
             host = lab_host(target, metals) or cfg.get("host") or "unknown"
-            file_rows.append((run_id, target, host, json.dumps(cfg, ensure_ascii=False)))
+            file_rows.append((run_id, target, host, json.dumps([cfg.get(k, "") for k in head], ensure_ascii=False),
+                              json.dumps(cfg, ensure_ascii=False)))
             keys, samples = [], []
             for b in rf.benchmarks.values():
                 for unit, values in zip(b.units, b.values):
@@ -218,14 +235,16 @@ class Index:
 
     def files(self):
         """{(run_id, target): FileInfo} of every indexed result file."""
-        return {(r, t): FileInfo(r, t, h, json.loads(c))
-                for r, t, h, c in self.db.execute("SELECT run_id, target, host, config FROM files")}
+        keys = head_keys()
+        return {(r, t): FileInfo(r, t, h, dict(zip(keys, json.loads(head))), c)
+                for r, t, h, head, c in self.db.execute("SELECT run_id, target, host, head, config FROM files")}
 
     def tracks(self):
         """((host, target, name, unit), packed.Runs) of every track, in key order."""
+        split = {}
         for host, target, name, unit, *row in self.db.execute(
                 f"SELECT host, target, name, unit, {PACKED_COLUMNS} FROM tracks ORDER BY host, target, name, unit"):
-            yield (host, target, name, unit), packed.Runs.from_row(*row)
+            yield (host, target, name, unit), packed.Runs.from_row(*row, split=split)
 
 
 def lab_host(target, metals):
@@ -244,4 +263,5 @@ def lab_host(target, metals):
 def fingerprint(config, keys=None):
     """The values of the series keys (keys: series_keys(), given when asked for many files): what must stay
     equal for runs to be like-for-like."""
-    return tuple(config.get(k, "") for k in (keys or series_keys()))
+    keys = keys or series_keys()
+    return tuple(map(config.get, keys, [""] * len(keys)))

@@ -37,8 +37,14 @@ class Runs:
                 self.median.tobytes(), self.lo.tobytes(), self.hi.tobytes(), self.samples.tobytes())
 
     @classmethod
-    def from_row(cls, run_ids, higher, n, median, lo, hi, samples):
-        return cls(run_ids.decode().split(RUN_ID_SEP), np.frombuffer(higher, dtype=np.int8),
+    def from_row(cls, run_ids, higher, n, median, lo, hi, samples, split=None):
+        """split: {run_ids blob: list}, shared by the rows read together (most tracks have the same runs)."""
+        ids = split.get(run_ids) if split is not None else None
+        if ids is None:
+            ids = run_ids.decode().split(RUN_ID_SEP)
+            if split is not None:
+                split[run_ids] = ids
+        return cls(list(ids), np.frombuffer(higher, dtype=np.int8),
                    np.frombuffer(n, dtype=np.int64), np.frombuffer(median), np.frombuffer(lo),
                    np.frombuffer(hi), np.frombuffer(samples))
 

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import provenance
+from .columns import RunColumns, floats, intervals, nums, rows
 
 
 def md_code(text):
@@ -49,44 +50,34 @@ def change_sentence(cp, prov, code=str):
     return s
 
 
-TEXT_ROW = "%s%10.4g  %-22s %d"  # run columns, median, 95 % CI, n; the same text as num() in the header's widths
-TEXT_ROW_NAN = "%s%10s  %-22s %d"  # the same with the median formatted by nums(): one that is nan prints `?`
+TEXT_ROW = "%s%10.4g  %-22s %d"  # run columns, median, 95 % CI, n: the header's widths, the median as num()
+TEXT_ROW_NAN = "%s%10s  %-22s %d"  # the same with the median formatted by nums(), where one is nan (`?`)
 MARKDOWN_ROW = "%s%s | [%s, %s] | %d |"
 
 
 def text(history, cps, method, tests, out):
     by_track = _by_track(cps)
     prov = history.provenance
-    # a history prints a few hundred thousand rows: every column is formatted a track at a time, and each
-    # track written on its own (one string of every track would be copied, and encoded, at once)
+    # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and each
+    # track is written on its own (one string of every track would be copied, and encoded, at once)
     runs = RunColumns(prov, lambda run_id, p: f"  {run_id:<34} {provenance.label(p):<18} {p['branch']:<12} ")
     for t in history.tracks:
-        lines = [f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})",
+        parts = [f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})",
                  f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n"]
         if np.isnan(t.median).any():
-            rows = list(map(TEXT_ROW_NAN.__mod__, zip(runs.of(t), nums(t.median), intervals(t), t.n.tolist())))
+            row, median = TEXT_ROW_NAN, nums(t.median)
         else:
-            rows = list(map(TEXT_ROW.__mod__, zip(runs.of(t), t.median.tolist(), intervals(t), t.n.tolist())))
+            row, median = TEXT_ROW, t.median.tolist()
+        cols = (runs.of(t), median, intervals(t.lo, t.hi), t.n.tolist())
         for s in t.series:
             if s.changed:
-                lines.append(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}")
-            lines += rows[s.start:s.stop]
+                parts.append(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}")
+            parts.append(rows(row, cols, s.start, s.stop))
         for cp in by_track.get(id(t), []):
-            lines.append("  change: " + change_sentence(cp, prov))
-        lines.append("\n")
-        out.write("\n".join(lines))
+            parts.append("  change: " + change_sentence(cp, prov))
+        parts.append("\n")
+        out.write("\n".join(parts))
     out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s); {method.describe(tests)}.\n")
-
-
-def intervals(track):
-    """`[lo, hi]` of every run of track, bound() at each end, in one format per run."""
-    lo_nan, hi_nan = np.isnan(track.lo), np.isnan(track.hi)
-    if not hi_nan.any():
-        if lo_nan.all():  # few samples: bounded above only, the common case of 5 samples
-            return map("[-∞, %.4g]".__mod__, track.hi.tolist())
-        if not lo_nan.any():
-            return map("[%.4g, %.4g]".__mod__, zip(track.lo.tolist(), track.hi.tolist()))
-    return map("[%s, %s]".__mod__, zip(nums(track.lo, "-∞"), nums(track.hi, "∞")))
 
 
 def markdown(history, cps, method, tests, out):
@@ -103,12 +94,11 @@ def markdown(history, cps, method, tests, out):
         for cp in by_track.get(id(t), []):
             parts.append("- moved " + change_sentence(cp, prov, md_code))
         parts += ["", "| run | commit | branch | median | 95 % CI | n |", "|---|---|---|--:|---|--:|"]
-        rows = list(map(MARKDOWN_ROW.__mod__, zip(runs.of(t), nums(t.median), nums(t.lo, "-∞"), nums(t.hi, "∞"),
-                                                  t.n.tolist())))
+        cols = (runs.of(t), nums(t.median), nums(t.lo, "-∞"), nums(t.hi, "∞"), t.n.tolist())
         for s in t.series:
             if s.changed:
                 parts.append(f"| **new series**: {md_text(changed_keys(s.changed))} | | | | | |")
-            parts += rows[s.start:s.stop]
+            parts.append(rows(MARKDOWN_ROW, cols, s.start, s.stop))
         parts.append("")
     out.write("\n".join(parts) + "\n")
 
@@ -139,47 +129,6 @@ def as_json(history, cps, method, tests, out):
     # dumps, not dump: json.dump streams through the pure-Python encoder, dumps uses the C one (10x faster)
     out.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
     out.write("\n")
-
-
-class RunColumns:
-    """The columns a run prints the same in every track of its target (run-id, commit, branch), made once."""
-
-    def __init__(self, prov, make):
-        self.prov, self.make, self.by_target = prov, make, {}
-
-    def of(self, track):
-        """The columns of each run of track, in its order."""
-        target = track.target
-        cols = self.by_target.get(target)
-        if cols is None:
-            cols = self.by_target[target] = _Columns(lambda run_id: self.make(run_id, self.prov(run_id, target)))
-        return map(cols.__getitem__, track.run_ids)
-
-
-class _Columns(dict):
-    def __init__(self, make):
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, run_id):
-        value = self[run_id] = self.make(run_id)
-        return value
-
-
-def nums(values, missing="?"):
-    """num() of every value of an array (bound() with missing for the interval ends), at list speed."""
-    nan = np.isnan(values)
-    if nan.all():
-        return [missing] * len(values)
-    out = list(map("%.4g".__mod__, values.tolist()))  # the same text as f"{v:.4g}"
-    for i in np.flatnonzero(nan).tolist():
-        out[i] = missing
-    return out
-
-
-def floats(values):
-    """The values of an array as JSON numbers, None (null) for nan."""
-    return [None if v != v else v for v in values.tolist()]
 
 
 def _by_track(cps):

@@ -69,11 +69,11 @@ class History:
         return self.files[(run_id, target)].config
 
     def provenance(self, run_id, target):
-        # asked once per printed run of every track: read each file's header once
+        # asked once per printed run of every track: made once per file
         cache = self.__dict__.setdefault("_prov", {})
         key = (run_id, target)
         if key not in cache:
-            cache[key] = provenance.of(self.config(run_id, target))
+            cache[key] = provenance.of(self.files[key].head)
         return cache[key]
 
 
@@ -86,7 +86,6 @@ def load(index, filter_text=None, until=None, only=None):
     files = index.files()
     keep_row, keep_run = _row_filter(filter_text, files)
     keys = series_keys()
-    fps = {k: fingerprint(f.config, keys) for k, f in files.items()}
     series_of = {}  # (target, run ids) -> series: the tracks of one target mostly share their runs
     tracks = []
     for (host, target, name, unit), runs in index.tracks():
@@ -109,7 +108,7 @@ def load(index, filter_text=None, until=None, only=None):
                   runs.n[sel], runs.median[sel], runs.lo[sel], runs.hi[sel], runs.samples, runs.starts[sel])
         key = (target, tuple(run_ids))
         if key not in series_of:
-            series_of[key] = split_series([fps[(r, target)] for r in run_ids])
+            series_of[key] = split_series([fingerprint(files[(r, target)].head, keys) for r in run_ids])
         t.series = [Series(s.start, s.stop, s.fingerprint, s.changed) for s in series_of[key]]
         tracks.append(t)
     tracks.sort(key=lambda t: t.key)
