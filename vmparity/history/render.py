@@ -107,17 +107,20 @@ def as_json(history, cps, method, tests, out):
     by_track = _by_track(cps)
     prov = history.provenance
     runs = RunColumns(prov, lambda run_id, p: dict(run_id=run_id, **p))
-    doc = {"schema": "vmparity-history/1",
-           "method": {"window": method.window, "alpha": method.alpha, "min_change_pct": method.min_change,
-                      "noise_sigmas": method.noise_sigmas, "tests": tests,
-                      "p_threshold": method.alpha / tests if tests else None},
-           "tracks": []}
-    for t in history.tracks:
+    head = {"schema": "vmparity-history/1",
+            "method": {"window": method.window, "alpha": method.alpha, "min_change_pct": method.min_change,
+                       "noise_sigmas": method.noise_sigmas, "tests": tests,
+                       "p_threshold": method.alpha / tests if tests else None},
+            "tracks": []}
+    # json.dumps, not json.dump: dump streams through the pure-Python encoder, dumps uses the C one (10x
+    # faster). One document, written a track at a time: `{…,"tracks":[` + the tracks + `]}`
+    out.write(_dumps(head)[:-len("]}")])
+    for i, t in enumerate(history.tracks):
         per_run = [{**base, "median": m, "lo": lo, "hi": hi, "n": n} for base, m, lo, hi, n in
                    zip(runs.of(t), floats(t.median), floats(t.lo), floats(t.hi), t.n.tolist())]
         series = [{"fingerprint": s.fingerprint, "changed": {k: list(v) for k, v in s.changed.items()},
                    "runs": per_run[s.start:s.stop]} for s in t.series]
-        doc["tracks"].append({
+        track = {
             "host": t.host, "target": t.target, "benchmark": t.name, "unit": t.unit,
             "higher_is_better": t.higher_better, "series": series,
             "change_points": [{"run_id": cp.run_id, "previous_run_id": cp.previous_run_id,
@@ -125,10 +128,13 @@ def as_json(history, cps, method, tests, out):
                                "previous_commit": prov(cp.previous_run_id, t.target)["commit"],
                                "pct": cp.pct, "p": cp.p, "verdict": cp.verdict, "runs_before": cp.n_before,
                                "runs_after": cp.n_after, "fingerprint_changed": {k: list(v) for k, v in cp.changed.items()}}
-                              for cp in by_track.get(id(t), [])]})
-    # dumps, not dump: json.dump streams through the pure-Python encoder, dumps uses the C one (10x faster)
-    out.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
-    out.write("\n")
+                              for cp in by_track.get(id(t), [])]}
+        out.write(("," if i else "") + _dumps(track))
+    out.write("]}\n")
+
+
+def _dumps(doc):
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def _by_track(cps):
