@@ -20,15 +20,20 @@ class RunColumns:
     """The columns a run prints the same in every track of its target (run-id, commit, branch), made once."""
 
     def __init__(self, prov, make):
-        self.prov, self.make, self.by_target = prov, make, {}
+        self.prov, self.make, self.by_target, self.by_runs = prov, make, {}, {}
 
     def of(self, track):
         """The columns of each run of track, in its order."""
-        target = track.target
+        target, run_ids = track.target, track.run_ids
+        known = self.by_runs.get((target, id(run_ids)))  # the tracks of a target mostly share one run_ids tuple
+        if known is not None and known[0] is run_ids:
+            return known[1]
         cols = self.by_target.get(target)
         if cols is None:
             cols = self.by_target[target] = _Made(lambda run_id: self.make(run_id, self.prov(run_id, target)))
-        return list(map(cols.__getitem__, track.run_ids))
+        made = list(map(cols.__getitem__, run_ids))
+        self.by_runs[(target, id(run_ids))] = (run_ids, made)  # holding run_ids keeps its id from being reused
+        return made
 
 
 class _Made(dict):

@@ -17,7 +17,7 @@ UNKNOWN_DIRECTION = -1  # `higher` of a unit whose direction the file does not d
 
 @dataclass
 class Runs:
-    run_ids: list  # sorted
+    run_ids: tuple  # sorted
     higher: np.ndarray  # int8: 1 higher is better, 0 lower is better, UNKNOWN_DIRECTION
     n: np.ndarray  # int64: samples per run
     median: np.ndarray  # float64
@@ -38,13 +38,14 @@ class Runs:
 
     @classmethod
     def from_row(cls, run_ids, higher, n, median, lo, hi, samples, split=None):
-        """split: {run_ids blob: list}, shared by the rows read together (most tracks have the same runs)."""
+        """split: {run_ids blob: tuple}, shared by the rows read together: most tracks have the same runs, and
+        share one tuple of them."""
         ids = split.get(run_ids) if split is not None else None
         if ids is None:
-            ids = run_ids.decode().split(RUN_ID_SEP)
+            ids = tuple(run_ids.decode().split(RUN_ID_SEP))
             if split is not None:
                 split[run_ids] = ids
-        return cls(list(ids), np.frombuffer(higher, dtype=np.int8),
+        return cls(ids, np.frombuffer(higher, dtype=np.int8),
                    np.frombuffer(n, dtype=np.int64), np.frombuffer(median), np.frombuffer(lo),
                    np.frombuffer(hi), np.frombuffer(samples))
 
@@ -52,7 +53,7 @@ class Runs:
         """The runs at the indices idx (an integer array), in that order."""
         starts = self.starts
         pieces = [self.samples[s:s + k] for s, k in zip(starts[idx].tolist(), self.n[idx].tolist())]
-        return Runs([self.run_ids[i] for i in idx.tolist()], self.higher[idx], self.n[idx], self.median[idx],
+        return Runs(tuple(self.run_ids[i] for i in idx.tolist()), self.higher[idx], self.n[idx], self.median[idx],
                     self.lo[idx], self.hi[idx], np.concatenate(pieces) if pieces else np.empty(0))
 
     def without(self, run_ids):
@@ -81,7 +82,7 @@ class Builder:
     def runs(self):
         bound = np.array([self.lo, self.hi], dtype=float)
         bound[~np.isfinite(bound)] = np.nan  # an infinite bound is an unbounded one
-        return Runs(list(self.run_ids), np.array(self.higher, dtype=np.int8), np.array(self.n, dtype=np.int64),
+        return Runs(tuple(self.run_ids), np.array(self.higher, dtype=np.int8), np.array(self.n, dtype=np.int64),
                     np.array(self.median, dtype=float), bound[0], bound[1],
                     np.concatenate(self.samples).astype(float, copy=False))
 
@@ -94,7 +95,7 @@ def merge(parts):
     if len(parts) == 1:
         joined = parts[0]
     else:
-        joined = Runs(sum((p.run_ids for p in parts), []), *(np.concatenate([getattr(p, f) for p in parts]) for f in
+        joined = Runs(tuple(r for p in parts for r in p.run_ids), *(np.concatenate([getattr(p, f) for p in parts]) for f in
                                                               ("higher", "n", "median", "lo", "hi", "samples")))
     ids = joined.run_ids
     if all(a < b for a, b in zip(ids, ids[1:])):

@@ -58,12 +58,12 @@ MARKDOWN_ROW = "%s%s | [%s, %s] | %d |"
 def text(history, cps, method, tests, out):
     by_track = _by_track(cps)
     prov = history.provenance
-    # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and each
-    # track is written on its own (one string of every track would be copied, and encoded, at once)
+    # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and they are
+    # written as they come (one string of every track would be copied, and encoded, at once)
     runs = RunColumns(prov, lambda run_id, p: f"  {run_id:<34} {provenance.label(p):<18} {p['branch']:<12} ")
     for t in history.tracks:
-        parts = [f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})",
-                 f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n"]
+        out.write(f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})\n"
+                  f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n\n")
         if np.isnan(t.median).any():
             row, median = TEXT_ROW_NAN, nums(t.median)
         else:
@@ -71,12 +71,12 @@ def text(history, cps, method, tests, out):
         cols = (runs.of(t), median, intervals(t.lo, t.hi), t.n.tolist())
         for s in t.series:
             if s.changed:
-                parts.append(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}")
-            parts.append(rows(row, cols, s.start, s.stop))
+                out.write(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}\n")
+            out.write(rows(row, cols, s.start, s.stop))
+            out.write("\n")
         for cp in by_track.get(id(t), []):
-            parts.append("  change: " + change_sentence(cp, prov))
-        parts.append("\n")
-        out.write("\n".join(parts))
+            out.write("  change: " + change_sentence(cp, prov) + "\n")
+        out.write("\n")
     out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s); {method.describe(tests)}.\n")
 
 

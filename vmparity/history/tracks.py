@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import provenance
-from ..benchfilter import Filter
 from ..formatspec import series_keys
 from .index import fingerprint
 from .packed import UNKNOWN_DIRECTION
@@ -39,7 +38,7 @@ class Track:
     name: str
     unit: str
     higher_better: object  # True, False or None (direction unknown)
-    run_ids: list
+    run_ids: tuple  # in run-id order; tracks with the same runs share one tuple
     n: np.ndarray
     median: np.ndarray
     lo: np.ndarray  # nan where the interval is unbounded (too few samples)
@@ -98,7 +97,7 @@ def load(index, filter_text=None, until=None, only=None):
         sel = slice(0, stop)  # a slice keeps the arrays views of the stored ones
         if keep_run is not None:
             sel = np.flatnonzero([keep_run(r, target, name, unit) for r in run_ids[:stop]])
-            run_ids = [run_ids[i] for i in sel.tolist()]
+            run_ids = tuple(run_ids[i] for i in sel.tolist())
         elif stop < len(run_ids):
             run_ids = run_ids[:stop]
         if not run_ids:
@@ -106,7 +105,7 @@ def load(index, filter_text=None, until=None, only=None):
         higher = int(runs.higher[sel][-1])
         t = Track(host, target, name, unit, None if higher == UNKNOWN_DIRECTION else bool(higher), run_ids,
                   runs.n[sel], runs.median[sel], runs.lo[sel], runs.hi[sel], runs.samples, runs.starts[sel])
-        key = (target, tuple(run_ids))
+        key = (target, run_ids)
         if key not in series_of:
             series_of[key] = split_series([fingerprint(files[(r, target)].head, keys) for r in run_ids])
         t.series = [Series(s.start, s.stop, s.fingerprint, s.changed) for s in series_of[key]]
@@ -136,6 +135,8 @@ def _row_filter(text, files):
     None where every row or run is kept."""
     if not text or text.strip() in ("", "*"):
         return None, None
+    from ..benchfilter import Filter  # only with --filter: a history without one need not compile it
+
     f = Filter(text)
     if all(k in NAME_ONLY_KEYS or k.startswith("/") for k in f.keys()):
         # the answer depends on the name and unit only: decide once per track, not once per run
