@@ -141,11 +141,16 @@ class Index:
 
     def refresh(self, warn=None):
         """Bring the index in line with the run directories; returns (added, changed, removed) run counts."""
-        stored = dict(self.db.execute("SELECT run_id, signature FROM runs"))
         listing = self._listing()
-        stale = [r for r, sig in stored.items() if listing.get(r) != sig]  # changed or gone
+        if dict(self.db.execute("SELECT run_id, signature FROM runs")) == listing:
+            return 0, 0, 0  # the common case, decided without the write lock
         added = changed = 0
         with self.db:  # one transaction: a crash leaves the index as it was
+            # the write lock first, then what is stored: a refresh running beside this one may have stored
+            # some of these runs meanwhile, and a track must not get a run twice
+            self.db.execute("BEGIN IMMEDIATE")
+            stored = dict(self.db.execute("SELECT run_id, signature FROM runs"))
+            stale = [r for r, sig in stored.items() if listing.get(r) != sig]  # changed or gone
             self._forget(stale)
             pending, rows = {}, 0
             for run_id, sig in listing.items():
