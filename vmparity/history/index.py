@@ -1,15 +1,16 @@
 """An SQLite index of results/runs/, so that reading a thousand runs takes a query, not a parse.
 
 The files stay the source of truth: the index holds per result file its
-header, and per track (one benchmark row and unit of one target on one host)
-every run of it packed into arrays in run-id order (packed.py): the sample
-counts, medians, confidence intervals and samples. Reading the history is a
-row per track, not a row per track and run. Every use starts with refresh(),
-which compares each run directory's signature (name, size and mtime of its
-`<target>.txt` files) with the one stored, re-reads only the runs that were
-added or changed, forgets runs that are gone, and rewrites the tracks those
-runs are in. Deleting the index file is always safe: the next command
-rebuilds it.
+header (and apart, quicker to read, the provenance and series-key values
+every history reads of every file), and per track (one benchmark row and
+unit of one target on one host) every run of it packed into arrays in run-id
+order (packed.py): the sample counts, medians, confidence intervals and
+samples. Reading the history is a row per track, not a row per track and
+run. Every use starts with refresh(), which compares each run directory's
+signature (name, size and mtime of its `<target>.txt` files) with the one
+stored, re-reads only the runs that were added or changed, forgets runs that
+are gone, and rewrites the tracks those runs are in. Deleting the index file
+is always safe: the next command rebuilds it.
 """
 
 import json
@@ -29,8 +30,9 @@ from ..resultfile import parse_file
 from . import packed
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "3"
 PACKED_COLUMNS = "run_ids, higher, n, median, lo, hi, samples"
+SET_PACKED = ", ".join(f"{c} = ?" for c in PACKED_COLUMNS.split(", "))
 PENDING_ROWS = 200_000  # rows of newly read runs held in memory before they are merged into their tracks
 
 SCHEMA = """
@@ -224,8 +226,7 @@ class Index:
             row = self.db.execute(f"SELECT {PACKED_COLUMNS} FROM tracks WHERE rowid = ?", (rowid,)).fetchone()
             runs = packed.Runs.from_row(*row).without(gone)
             if runs.run_ids:
-                assign = ", ".join(f"{c} = ?" for c in PACKED_COLUMNS.split(", "))
-                self.db.execute(f"UPDATE tracks SET {assign} WHERE rowid = ?", (*runs.to_row(), rowid))
+                self.db.execute(f"UPDATE tracks SET {SET_PACKED} WHERE rowid = ?", (*runs.to_row(), rowid))
             else:
                 self.db.execute("DELETE FROM tracks WHERE rowid = ?", (rowid,))
 
