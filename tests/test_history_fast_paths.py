@@ -18,8 +18,9 @@ def snapshot(runs_dir, index_path):
     ix = index.Index(runs_dir, index_path)
     try:
         ix.refresh()
-        return [(t.key, t.run_ids, t.higher_better, t.n.tolist(), t.median.tolist(), columns.floats(t.lo), columns.floats(t.hi),
-                 [t.samples(i).tolist() for i in range(len(t.run_ids))], [(s.start, s.stop, s.changed) for s in t.series])
+        return [(t.key, t.run_ids, t.higher_better, t.n.tolist(), t.median.tolist(), columns.floats(t.lo),
+                 columns.floats(t.hi), [t.samples(i).tolist() for i in range(len(t.run_ids))],
+                 [(s.start, s.stop, s.changed) for s in t.series])
                 for t in tracks.load(ix).tracks]
     finally:
         ix.close()
@@ -87,7 +88,8 @@ def test_sorted_window_medians_are_np_median_bit_for_bit():
     rng = np.random.default_rng(7)
     for W in (1, 2, 5, 16):
         x = np.round(rng.lognormal(0, 1, (3, 50)), 3)
-        assert np.array_equal(changepoints._window_medians(x, W), np.median(sliding_window_view(x, W, axis=-1), axis=-1))
+        want = np.median(sliding_window_view(x, W, axis=-1), axis=-1)
+        assert np.array_equal(changepoints._window_medians(x, W), want)
         k = min(W, 50) - 1
         if k:
             assert np.array_equal(changepoints._prefix_medians(x, k),
@@ -105,7 +107,8 @@ def test_columns_read_as_num_and_bound_write_them():
     finite = values[np.isfinite(values)]
     nan = np.full(len(finite), np.nan)
     for lo, hi in ((nan, finite), (finite, finite), (finite, nan), (values, values[::-1])):
-        assert columns.intervals(lo, hi) == [f"[{render.bound(a, '-∞')}, {render.bound(b, '∞')}]" for a, b in zip(lo, hi)]
+        want = [f"[{render.bound(a, '-∞')}, {render.bound(b, '∞')}]" for a, b in zip(lo, hi)]
+        assert columns.intervals(lo, hi) == want
     assert columns.floats(values) == [None if math.isnan(v) else v for v in VALUES]
 
 

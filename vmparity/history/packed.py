@@ -95,7 +95,8 @@ def merge(parts):
     if len(parts) == 1:
         joined = parts[0]
     else:
-        arrays = [np.concatenate([getattr(p, f) for p in parts]) for f in ("higher", "n", "median", "lo", "hi", "samples")]
+        fields = ("higher", "n", "median", "lo", "hi", "samples")
+        arrays = [np.concatenate([getattr(p, f) for p in parts]) for f in fields]
         joined = Runs(tuple(r for p in parts for r in p.run_ids), *arrays)
     ids = joined.run_ids
     if all(a < b for a, b in zip(ids, ids[1:])):
