@@ -1,9 +1,11 @@
 """Every run against the ones before it: tracks, like-for-like series, change points.
 
 index.py keeps results/.index.sqlite in line with results/runs/ (the files
-stay the source of truth); tracks.py lines the runs up per host, target and
-benchmark row; changepoints.py finds where a track moved (the method is in
-its docstring); render.py, plot.py and explain_change.py present them.
+stay the source of truth), a track's runs packed as arrays (packed.py);
+tracks.py lines the runs up per host, target and benchmark row;
+changepoints.py finds where a track moved (the method is in its docstring);
+render.py (its rows formatted by columns.py), plot.py and explain_change.py
+present them.
 """
 
 from . import changepoints, index, tracks

@@ -1,43 +1,52 @@
 """An SQLite index of results/runs/, so that reading a thousand runs takes a query, not a parse.
 
 The files stay the source of truth: the index holds per result file its
-header, and per benchmark and unit the median, its confidence interval and
-the samples (packed doubles), keyed by run. Every use starts with refresh(),
-which compares each run directory's signature (name, size and mtime of its
-`<target>.txt` files) with the one stored and re-reads only the runs that
-were added or changed, and forgets runs that are gone. Deleting the index
-file is always safe: the next command rebuilds it.
+header (and apart, quicker to read, the provenance and series-key values
+every history reads of every file), and per track (one benchmark row and
+unit of one target on one host) every run of it packed into arrays in run-id
+order (packed.py): the sample counts, medians, confidence intervals and
+samples. Reading the history is a row per track, not a row per track and
+run. Every use starts with refresh(), which compares each run directory's
+signature (name, size and mtime of its `<target>.txt` files) with the one
+stored, re-reads only the runs that were added or changed, forgets runs that
+are gone, and rewrites the tracks those runs are in. Deleting the index file
+is always safe: the next command rebuilds it.
 """
 
-import hashlib
 import json
 import os
 import sqlite3
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from .. import inputs, stats
+from .. import inputs, provenance, stats
 from ..errors import InputError
 from ..formatspec import series_keys
 from ..names import host_suffix, is_lab_metal
 from ..resultfile import parse_file
+from . import packed
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+PACKED_COLUMNS = "run_ids, higher, n, median, lo, hi, samples"
+SET_PACKED = ", ".join(f"{c} = ?" for c in PACKED_COLUMNS.split(", "))
+PENDING_ROWS = 200_000  # rows of newly read runs held in memory before they are merged into their tracks
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE runs(run_id TEXT PRIMARY KEY, signature TEXT NOT NULL);
 -- host: the physical host (lab_host), not the target's own host name
-CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, config TEXT NOT NULL,
-                   PRIMARY KEY (run_id, target));
--- clustered in the order history reads it: one track after the other, runs in time order
-CREATE TABLE results(host TEXT NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL,
-                     run_id TEXT NOT NULL, higher INTEGER, n INTEGER NOT NULL, median REAL NOT NULL, lo REAL,
-                     hi REAL, samples BLOB NOT NULL, PRIMARY KEY (host, target, name, unit, run_id)) WITHOUT ROWID;
-CREATE INDEX results_run ON results(run_id);
+-- head: the values of head_keys() as a JSON list, config: the whole header as a JSON object
+CREATE TABLE files(run_id TEXT NOT NULL, target TEXT NOT NULL, host TEXT NOT NULL, head TEXT NOT NULL,
+                   config TEXT NOT NULL, PRIMARY KEY (run_id, target));
+-- one row per track: its runs as packed arrays in run-id order (packed.Runs.to_row)
+CREATE TABLE tracks(host TEXT NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL,
+                    run_ids BLOB NOT NULL, higher BLOB NOT NULL, n BLOB NOT NULL, median BLOB NOT NULL,
+                    lo BLOB NOT NULL, hi BLOB NOT NULL, samples BLOB NOT NULL,
+                    PRIMARY KEY (host, target, name, unit));
 """
 
 
@@ -46,7 +55,19 @@ class FileInfo:
     run_id: str
     target: str
     host: str
-    config: dict
+    head: dict  # head_keys() -> value ("" where the header has none)
+    config_json: str
+
+    @cached_property
+    def config(self):
+        """The whole header; parsed when asked for (a history of every file needs only its head)."""
+        return json.loads(self.config_json)
+
+
+def head_keys():
+    """The header keys a history reads of every file: provenance and the series keys. The index keeps their
+    values beside the whole header, which is ten times longer to parse."""
+    return list(provenance.KEYS) + [k for k in series_keys() if k not in provenance.KEYS]
 
 
 def default_path(runs_dir):
@@ -55,16 +76,15 @@ def default_path(runs_dir):
 
 
 def run_signature(run_dir):
-    """What changes when a run's result files are added, replaced or edited; None without any."""
+    """What changes when a run's result files are added, replaced or edited: the name, size and mtime of
+    each; None without any."""
     parts = []
     with os.scandir(run_dir) as it:
         for e in it:
             if _is_result_file(e.name) and e.is_file():
                 st = e.stat()
                 parts.append(f"{e.name}\0{st.st_size}\0{st.st_mtime_ns}")
-    if not parts:
-        return None
-    return hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()
+    return "\n".join(sorted(parts)) if parts else None
 
 
 def _is_result_file(name):
@@ -84,18 +104,15 @@ class Index:
         try:
             db = sqlite3.connect(self.path, timeout=60)
             db.execute("PRAGMA journal_mode=WAL")
-            version = None
+            meta = {}
             if db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone():
-                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-                version = row[0] if row else None
-            if version != SCHEMA_VERSION:
+                meta = dict(db.execute("SELECT key, value FROM meta"))
+            if meta != self._meta():  # another layout, or other head keys (format.yaml's series keys changed)
                 db.close()
                 self._remove_files()
                 db = sqlite3.connect(self.path, timeout=60)
                 db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(SCHEMA)
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                db.commit()
+                self._create(db)
             return db
         except sqlite3.DatabaseError as e:
             if isinstance(e, sqlite3.OperationalError) and not self.path.exists():
@@ -103,10 +120,16 @@ class Index:
             # a corrupt index is only a cache: start again from the files
             self._remove_files()
             db = sqlite3.connect(self.path, timeout=60)
-            db.executescript(SCHEMA)
-            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            db.commit()
+            self._create(db)
             return db
+
+    def _meta(self):
+        return {"schema": SCHEMA_VERSION, "head-keys": json.dumps(head_keys())}
+
+    def _create(self, db):
+        db.executescript(SCHEMA)
+        db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta().items())
+        db.commit()
 
     def _remove_files(self):
         for suffix in ("", "-wal", "-shm", "-journal"):
@@ -120,81 +143,114 @@ class Index:
 
     def refresh(self, warn=None):
         """Bring the index in line with the run directories; returns (added, changed, removed) run counts."""
-        stored = dict(self.db.execute("SELECT run_id, signature FROM runs"))
-        seen = set()
+        listing = self._listing()
+        if dict(self.db.execute("SELECT run_id, signature FROM runs")) == listing:
+            return 0, 0, 0  # the common case, decided without the write lock
         added = changed = 0
-        with os.scandir(self.runs_dir) as it:
-            dirs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir())
         with self.db:  # one transaction: a crash leaves the index as it was
-            for run_id in dirs:
-                sig = run_signature(self.runs_dir / run_id)
-                if sig is None:
-                    continue
-                seen.add(run_id)
+            # the write lock first, then what is stored: a refresh running beside this one may have stored
+            # some of these runs meanwhile, and a track must not get a run twice
+            self.db.execute("BEGIN IMMEDIATE")
+            stored = dict(self.db.execute("SELECT run_id, signature FROM runs"))
+            stale = [r for r, sig in stored.items() if listing.get(r) != sig]  # changed or gone
+            self._forget(stale)
+            pending, rows = {}, 0
+            for run_id, sig in listing.items():
                 if stored.get(run_id) == sig:
                     continue
                 try:
-                    rows = self._read_run(run_id)
+                    file_rows, result_rows = self._read_run(run_id)
                 except InputError as e:
                     if warn is None:
                         raise
                     warn(f"skipped run {run_id}: {e}")
-                    seen.discard(run_id)
                     continue
-                self._forget(run_id)
-                self._store(run_id, sig, *rows)
+                self.db.execute("INSERT INTO runs VALUES (?, ?)", (run_id, sig))
+                self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
+                for key, *result in result_rows:
+                    pending.setdefault(key, packed.Builder()).add(run_id, *result)
+                rows += len(result_rows)
+                if rows >= PENDING_ROWS:
+                    self._merge(pending)
+                    pending, rows = {}, 0
                 if run_id in stored:
                     changed += 1
                 else:
                     added += 1
-            gone = [r for r in stored if r not in seen]
-            for run_id in gone:
-                self._forget(run_id)
-        return added, changed, len(gone)
+            self._merge(pending)
+        return added, changed, len(stale) - changed
+
+    def _listing(self):
+        """{run_id: signature} of every run directory that holds a result file, in run-id order."""
+        with os.scandir(self.runs_dir) as it:
+            dirs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir())
+        listing = {}
+        for run_id in dirs:
+            sig = run_signature(os.path.join(self.runs_dir, run_id))
+            if sig is not None:
+                listing[run_id] = sig
+        return listing
 
     def _read_run(self, run_id):
+        """Rows of the files table, and per result row ((host, target, name, unit), higher, median, lo, hi, samples)."""
         run_dir = self.runs_dir / run_id
         files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
+        head = head_keys()
         metals = {rf.target: rf.config.get("host") for rf in files if is_lab_metal(rf.target)}
         for rf in files:
             cfg, target = rf.config, rf.target
             host = lab_host(target, metals) or cfg.get("host") or "unknown"
-            file_rows.append((run_id, target, host, json.dumps(cfg, ensure_ascii=False)))
+            file_rows.append((run_id, target, host, json.dumps([cfg.get(k, "") for k in head], ensure_ascii=False),
+                              json.dumps(cfg, ensure_ascii=False)))
             keys, samples = [], []
             for b in rf.benchmarks.values():
                 for unit, values in zip(b.units, b.values):
                     keys.append((b.name, unit))
                     samples.append(np.asarray(values, dtype=float))
             for (name, unit), vals, s in zip(keys, samples, stats.summarize_many(samples)):
-                higher = rf.higher_is_better(unit)
-                result_rows.append((host, target, name, unit, run_id, None if higher is None else int(higher),
-                                    len(vals), s.center, _finite(s.lo), _finite(s.hi), vals.tobytes()))
+                result_rows.append(((host, target, name, unit), rf.higher_is_better(unit), s.center, s.lo, s.hi, vals))
         return file_rows, result_rows
 
-    def _forget(self, run_id):
-        for table in ("runs", "files", "results"):
-            self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+    def _forget(self, run_ids):
+        """Remove these runs: their rows, and their place in every track."""
+        if not run_ids:
+            return
+        gone = set(run_ids)
+        for table in ("runs", "files"):
+            self.db.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(r,) for r in gone])
+        hit = [rowid for rowid, ids in self.db.execute("SELECT rowid, run_ids FROM tracks")
+               if not gone.isdisjoint(ids.decode().split(packed.RUN_ID_SEP))]
+        for rowid in hit:
+            row = self.db.execute(f"SELECT {PACKED_COLUMNS} FROM tracks WHERE rowid = ?", (rowid,)).fetchone()
+            runs = packed.Runs.from_row(*row).without(gone)
+            if runs.run_ids:
+                self.db.execute(f"UPDATE tracks SET {SET_PACKED} WHERE rowid = ?", (*runs.to_row(), rowid))
+            else:
+                self.db.execute("DELETE FROM tracks WHERE rowid = ?", (rowid,))
 
-    def _store(self, run_id, sig, file_rows, result_rows):
-        self.db.execute("INSERT INTO runs VALUES (?, ?)", (run_id, sig))
-        self.db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", file_rows)
-        self.db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", result_rows)
+    def _merge(self, pending):
+        """Add the runs collected in pending ({track key: packed.Builder}) to their tracks."""
+        for key, builder in pending.items():
+            row = self.db.execute(f"SELECT {PACKED_COLUMNS} FROM tracks WHERE host = ? AND target = ? AND name = ? "
+                                  "AND unit = ?", key).fetchone()
+            runs = packed.merge([packed.Runs.from_row(*row) if row else None, builder.runs()])
+            self.db.execute("INSERT OR REPLACE INTO tracks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (*key, *runs.to_row()))
 
     def files(self):
         """{(run_id, target): FileInfo} of every indexed result file."""
-        return {(r, t): FileInfo(r, t, h, json.loads(c))
-                for r, t, h, c in self.db.execute("SELECT run_id, target, host, config FROM files")}
+        keys = head_keys()
+        return {(r, t): FileInfo(r, t, h, dict(zip(keys, json.loads(head))), c)
+                for r, t, h, head, c in self.db.execute("SELECT run_id, target, host, head, config FROM files")}
 
-    def results(self, until=None):
-        """(host, target, name, unit, run_id, higher, n, median, lo, hi, samples) ordered by track, then run;
-        until: only runs whose id sorts at or before it."""
-        sql = "SELECT host, target, name, unit, run_id, higher, n, median, lo, hi, samples FROM results"
-        args = ()
-        if until is not None:
-            sql, args = sql + " WHERE run_id <= ?", (until,)
-        return self.db.execute(sql + " ORDER BY host, target, name, unit, run_id", args).fetchall()
+    def tracks(self):
+        """((host, target, name, unit), packed.Runs) of every track, in key order."""
+        split = {}
+        for host, target, name, unit, *row in self.db.execute(
+                f"SELECT host, target, name, unit, {PACKED_COLUMNS} FROM tracks ORDER BY host, target, name, unit"):
+            yield (host, target, name, unit), packed.Runs.from_row(*row, split=split)
 
 
 def lab_host(target, metals):
@@ -210,10 +266,8 @@ def lab_host(target, metals):
     return None
 
 
-def _finite(x):
-    return x if np.isfinite(x) else None
-
-
-def fingerprint(config):
-    """The values of the series keys: what must stay equal for runs to be like-for-like."""
-    return tuple(config.get(k, "") for k in series_keys())
+def fingerprint(config, keys=None):
+    """The values of the series keys (keys: series_keys(), given when asked for many files): what must stay
+    equal for runs to be like-for-like."""
+    keys = keys or series_keys()
+    return tuple(map(config.get, keys, [""] * len(keys)))

@@ -3,7 +3,10 @@
 import json
 import math
 
+import numpy as np
+
 from .. import provenance
+from .columns import RunColumns, floats, intervals, nums, rows
 
 
 def md_code(text):
@@ -47,31 +50,41 @@ def change_sentence(cp, prov, code=str):
     return s
 
 
+TEXT_ROW = "%s%10.4g  %-22s %d"  # run columns, median, 95 % CI, n: the header's widths, the median as num()
+TEXT_ROW_NAN = "%s%10s  %-22s %d"  # the same with the median formatted by nums(), where one is nan (`?`)
+MARKDOWN_ROW = "%s%s | [%s, %s] | %d |"
+
+
 def text(history, cps, method, tests, out):
     by_track = _by_track(cps)
-    lines = []
     prov = history.provenance
+    # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and they are
+    # written as they come (one string of every track would be copied, and encoded, at once)
+    runs = RunColumns(prov, lambda run_id, p: f"  {run_id:<34} {provenance.label(p):<18} {p['branch']:<12} ")
     for t in history.tracks:
-        lines.append(f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})")
-        lines.append(f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n")
+        out.write(f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})\n"
+                  f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n\n")
+        if np.isnan(t.median).any():
+            row, median = TEXT_ROW_NAN, nums(t.median)
+        else:
+            row, median = TEXT_ROW, t.median.tolist()
+        cols = (runs.of(t), median, intervals(t.lo, t.hi), t.n.tolist())
         for s in t.series:
             if s.changed:
-                lines.append(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}")
-            for i in range(s.start, s.stop):
-                p = prov(t.run_ids[i], t.target)
-                ci = f"[{bound(t.lo[i], '-∞')}, {bound(t.hi[i], '∞')}]"
-                lines.append(f"  {t.run_ids[i]:<34} {provenance.label(p):<18} {p['branch']:<12} "
-                             f"{num(t.median[i]):>10}  {ci:<22} {t.n[i]}")
+                out.write(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}\n")
+            out.write(rows(row, cols, s.start, s.stop))
+            out.write("\n")
         for cp in by_track.get(id(t), []):
-            lines.append("  change: " + change_sentence(cp, prov))
-        lines.append("")
-    lines.append(f"{len(history.tracks)} track(s), {len(cps)} change point(s); {method.describe(tests)}.")
-    out.write("\n".join(lines) + "\n")
+            out.write("  change: " + change_sentence(cp, prov) + "\n")
+        out.write("\n")
+    out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s); {method.describe(tests)}.\n")
 
 
 def markdown(history, cps, method, tests, out):
     by_track = _by_track(cps)
     prov = history.provenance
+    runs = RunColumns(prov, lambda run_id, p: f"| {md_code(run_id)} | {md_code(provenance.label(p))} | "
+                                              f"{md_code(p['branch'])} | ")
     parts = ["# History", "", f"{len(history.tracks)} track(s), {len(cps)} change point(s). "
              f"Change points: {md_text(method.describe(tests))}.", ""]
     for t in history.tracks:
@@ -81,13 +94,11 @@ def markdown(history, cps, method, tests, out):
         for cp in by_track.get(id(t), []):
             parts.append("- moved " + change_sentence(cp, prov, md_code))
         parts += ["", "| run | commit | branch | median | 95 % CI | n |", "|---|---|---|--:|---|--:|"]
+        cols = (runs.of(t), nums(t.median), nums(t.lo, "-∞"), nums(t.hi, "∞"), t.n.tolist())
         for s in t.series:
             if s.changed:
                 parts.append(f"| **new series**: {md_text(changed_keys(s.changed))} | | | | | |")
-            for i in range(s.start, s.stop):
-                p = prov(t.run_ids[i], t.target)
-                parts.append(f"| {md_code(t.run_ids[i])} | {md_code(provenance.label(p))} | {md_code(p['branch'])} | "
-                             f"{num(t.median[i])} | [{bound(t.lo[i], '-∞')}, {bound(t.hi[i], '∞')}] | {t.n[i]} |")
+            parts.append(rows(MARKDOWN_ROW, cols, s.start, s.stop))
         parts.append("")
     out.write("\n".join(parts) + "\n")
 
@@ -95,22 +106,21 @@ def markdown(history, cps, method, tests, out):
 def as_json(history, cps, method, tests, out):
     by_track = _by_track(cps)
     prov = history.provenance
-
-    def f(v):
-        return None if v is None or math.isnan(v) else float(v)
-
-    doc = {"schema": "vmparity-history/1",
-           "method": {"window": method.window, "alpha": method.alpha, "min_change_pct": method.min_change,
-                      "noise_sigmas": method.noise_sigmas, "tests": tests,
-                      "p_threshold": method.alpha / tests if tests else None},
-           "tracks": []}
-    for t in history.tracks:
-        series = []
-        for s in t.series:
-            series.append({"fingerprint": s.fingerprint, "changed": {k: list(v) for k, v in s.changed.items()},
-                           "runs": [dict(run_id=t.run_ids[i], **prov(t.run_ids[i], t.target), median=f(t.median[i]),
-                                         lo=f(t.lo[i]), hi=f(t.hi[i]), n=int(t.n[i])) for i in range(s.start, s.stop)]})
-        doc["tracks"].append({
+    runs = RunColumns(prov, lambda run_id, p: dict(run_id=run_id, **p))
+    head = {"schema": "vmparity-history/1",
+            "method": {"window": method.window, "alpha": method.alpha, "min_change_pct": method.min_change,
+                       "noise_sigmas": method.noise_sigmas, "tests": tests,
+                       "p_threshold": method.alpha / tests if tests else None},
+            "tracks": []}
+    # json.dumps, not json.dump: dump streams through the pure-Python encoder, dumps uses the C one (10x
+    # faster). One document, written a track at a time: `{…,"tracks":[` + the tracks + `]}`
+    out.write(_dumps(head)[:-len("]}")])
+    for i, t in enumerate(history.tracks):
+        per_run = [{**base, "median": m, "lo": lo, "hi": hi, "n": n} for base, m, lo, hi, n in
+                   zip(runs.of(t), floats(t.median), floats(t.lo), floats(t.hi), t.n.tolist())]
+        series = [{"fingerprint": s.fingerprint, "changed": {k: list(v) for k, v in s.changed.items()},
+                   "runs": per_run[s.start:s.stop]} for s in t.series]
+        track = {
             "host": t.host, "target": t.target, "benchmark": t.name, "unit": t.unit,
             "higher_is_better": t.higher_better, "series": series,
             "change_points": [{"run_id": cp.run_id, "previous_run_id": cp.previous_run_id,
@@ -118,9 +128,13 @@ def as_json(history, cps, method, tests, out):
                                "previous_commit": prov(cp.previous_run_id, t.target)["commit"],
                                "pct": cp.pct, "p": cp.p, "verdict": cp.verdict, "runs_before": cp.n_before,
                                "runs_after": cp.n_after, "fingerprint_changed": {k: list(v) for k, v in cp.changed.items()}}
-                              for cp in by_track.get(id(t), [])]})
-    json.dump(doc, out, ensure_ascii=False, separators=(",", ":"))  # compact: the C encoder, 10x faster than indent
-    out.write("\n")
+                              for cp in by_track.get(id(t), [])]}
+        out.write(("," if i else "") + _dumps(track))
+    out.write("]}\n")
+
+
+def _dumps(doc):
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def _by_track(cps):

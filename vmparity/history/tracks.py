@@ -10,16 +10,15 @@ same: like-for-like runs. A run whose fingerprint differs starts a new series,
 and the series says which keys changed from what to what.
 """
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
 
 import numpy as np
 
 from .. import provenance
-from ..benchfilter import Filter
 from ..formatspec import series_keys
 from .index import fingerprint
+from .packed import UNKNOWN_DIRECTION
 
 NAME_ONLY_KEYS = (".name", ".fullname", ".unit")
 
@@ -39,16 +38,18 @@ class Track:
     name: str
     unit: str
     higher_better: object  # True, False or None (direction unknown)
-    run_ids: list
+    run_ids: tuple  # in run-id order; tracks with the same runs share one tuple
     n: np.ndarray
     median: np.ndarray
     lo: np.ndarray  # nan where the interval is unbounded (too few samples)
     hi: np.ndarray
-    blobs: list  # packed doubles, one per run
+    values: np.ndarray  # samples of the track's stored runs, run after run (packed.Runs.samples)
+    starts: np.ndarray  # where each run's samples begin in values
     series: list = field(default_factory=list)
 
     def samples(self, i):
-        return np.frombuffer(self.blobs[i], dtype=float)
+        start = self.starts[i]
+        return self.values[start:start + self.n[i]]
 
     def pooled(self, start, stop):
         return np.concatenate([self.samples(i) for i in range(start, stop)])
@@ -67,11 +68,11 @@ class History:
         return self.files[(run_id, target)].config
 
     def provenance(self, run_id, target):
-        # asked once per printed run of every track: read each file's header once
+        # asked once per printed run of every track: made once per file
         cache = self.__dict__.setdefault("_prov", {})
         key = (run_id, target)
         if key not in cache:
-            cache[key] = provenance.of(self.config(run_id, target))
+            cache[key] = provenance.of(self.files[key].head)
         return cache[key]
 
 
@@ -82,28 +83,35 @@ def load(index, filter_text=None, until=None, only=None):
     only: a set of (host, target) to keep.
     """
     files = index.files()
-    keep = _row_filter(filter_text, files)
-    fps = {k: fingerprint(f.config) for k, f in files.items()}
+    keep_row, keep_run = _row_filter(filter_text, files)
+    keys = series_keys()
+    series_of = {}  # (target, run ids) -> series: the tracks of one target mostly share their runs
     tracks = []
-    for (host, target, name, unit), grp in groupby(index.results(until), key=itemgetter(0, 1, 2, 3)):
+    for (host, target, name, unit), runs in index.tracks():
         if only is not None and (host, target) not in only:
             continue
-        rows = list(grp)
-        if keep is not None:
-            rows = [r for r in rows if keep(r[4], target, name, unit)]
-            if not rows:
-                continue
-        _, _, _, _, run_ids, higher, n, med, lo, hi, blobs = zip(*rows)
-        t = Track(host, target, name, unit, None if higher[-1] is None else bool(higher[-1]), list(run_ids),
-                  np.array(n), np.array(med, dtype=float), _bound(lo), _bound(hi), list(blobs))
-        t.series = split_series([fps[(r, target)] for r in run_ids])
+        if keep_row is not None and not keep_row(name, unit):
+            continue
+        run_ids = runs.run_ids
+        stop = len(run_ids) if until is None else bisect_right(run_ids, until)
+        sel = slice(0, stop)  # a slice keeps the arrays views of the stored ones
+        if keep_run is not None:
+            sel = np.flatnonzero([keep_run(r, target, name, unit) for r in run_ids[:stop]])
+            run_ids = tuple(run_ids[i] for i in sel.tolist())
+        elif stop < len(run_ids):
+            run_ids = run_ids[:stop]
+        if not run_ids:
+            continue
+        higher = int(runs.higher[sel][-1])
+        t = Track(host, target, name, unit, None if higher == UNKNOWN_DIRECTION else bool(higher), run_ids,
+                  runs.n[sel], runs.median[sel], runs.lo[sel], runs.hi[sel], runs.samples, runs.starts[sel])
+        key = (target, run_ids)
+        if key not in series_of:
+            series_of[key] = split_series([fingerprint(files[(r, target)].head, keys) for r in run_ids])
+        t.series = [Series(s.start, s.stop, s.fingerprint, s.changed) for s in series_of[key]]
         tracks.append(t)
     tracks.sort(key=lambda t: t.key)
     return History(tracks, files)
-
-
-def _bound(values):
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def split_series(fingerprints):
@@ -123,21 +131,17 @@ def split_series(fingerprints):
 
 
 def _row_filter(text, files):
-    """A predicate (run_id, target, name, unit) -> bool, or None to keep every row."""
+    """(keep_row, keep_run): predicates (name, unit) -> bool and (run_id, target, name, unit) -> bool;
+    None where every row or run is kept."""
     if not text or text.strip() in ("", "*"):
-        return None
-    f = Filter(text)
-    name_only = all(k in NAME_ONLY_KEYS or k.startswith("/") for k in f.keys())
-    cache = {}
-    if name_only:
-        # the answer depends on the name and unit only: decide once per row, not once per run
-        def keep(run_id, target, name, unit):
-            k = (name, unit)
-            if k not in cache:
-                cache[k] = f.match("", {}, name, unit)
-            return cache[k]
-        return keep
+        return None, None
+    from ..benchfilter import Filter  # only with --filter: a history without one need not compile it
 
-    def keep(run_id, target, name, unit):
+    f = Filter(text)
+    if all(k in NAME_ONLY_KEYS or k.startswith("/") for k in f.keys()):
+        # the answer depends on the name and unit only: decide once per track, not once per run
+        return (lambda name, unit: f.match("", {}, name, unit)), None
+
+    def keep_run(run_id, target, name, unit):
         return f.match(run_id, files[(run_id, target)].config, name, unit)
-    return keep
+    return None, keep_run

@@ -1,5 +1,13 @@
 """Renderers for a comparison Table: one module per output format."""
 
-from . import csvfmt, jsonfmt, markdown, text
 
-FORMATS = {"table": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
+def __getattr__(name):
+    # FORMATS imports every renderer, rich among them (a tenth of a second): only the commands that print a
+    # table pay for it, not every command that imports render.escape or render.fold
+    if name == "FORMATS":
+        from . import csvfmt, jsonfmt, markdown, text
+
+        formats = {"table": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
+        globals()["FORMATS"] = formats
+        return formats
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,119 @@
+"""The history's fast paths give what the plain computations give: an index kept up to date run by run
+holds what one built at once holds, the screen of many tracks at once picks what one window at a time
+picks, and the columns formatted a track at a time read as render.num() and bound() write them."""
+
+import math
+import os
+import shutil
+
+import historygen as hg
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import sliding_window_view
+
+from vmparity.history import changepoints, columns, index, render, tracks
+
+
+def snapshot(runs_dir, index_path):
+    ix = index.Index(runs_dir, index_path)
+    try:
+        ix.refresh()
+        return [(t.key, t.run_ids, t.higher_better, t.n.tolist(), t.median.tolist(), columns.floats(t.lo),
+                 columns.floats(t.hi), [t.samples(i).tolist() for i in range(len(t.run_ids))],
+                 [(s.start, s.stop, s.changed) for s in t.series])
+                for t in tracks.load(ix).tracks]
+    finally:
+        ix.close()
+
+
+def test_an_index_kept_up_to_date_holds_what_a_fresh_one_holds(tmp_path):
+    plan = hg.Plan(runs=12, targets=["metal", "guest-nosmt"], rows=3, seed=4)
+    plan.fingerprint_changes = {6: {"clocksource": "hpet"}}
+    runs = tmp_path / "runs"
+    hg.write(plan, runs)
+    kept = tmp_path / "kept.sqlite"
+    snapshot(runs, kept)
+    # a run in the middle changed, one removed, one added before the others and one after
+    f = runs / plan.run_id(4) / "metal.txt"
+    f.write_text(f.read_text().replace(" 1000000 ", " 1000000 7"))
+    os.utime(f, ns=(f.stat().st_mtime_ns + 10**9,) * 2)
+    shutil.rmtree(runs / plan.run_id(8))
+    shutil.copytree(runs / plan.run_id(2), runs / "2025-12-31T00-00-00Z-early")
+    shutil.copytree(runs / plan.run_id(3), runs / "2026-02-01T00-00-00Z-late")
+    (runs / plan.run_id(5) / "guest-nosmt.txt").unlink()  # a target gone from a run
+    assert snapshot(runs, kept) == snapshot(runs, tmp_path / "fresh.sqlite")
+
+
+def screen_one_window_at_a_time(median, m):
+    """The screening rule of changepoints.py, one candidate and np.median call at a time."""
+    R, W = len(median), m.window
+    out = []
+    sigma = changepoints.run_noise(median)
+    for i in range(1, R):
+        before, after = np.median(median[max(0, i - W):i]), np.median(median[i:min(R, i + W)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            size = abs(np.log(after / before))
+        if before == 0 and after != 0 or before * after < 0:
+            size = math.inf
+        elif np.isnan(size):
+            size = 0.0
+        nb, na = min(i, W), min(R - i, W)
+        noise = m.noise_sigmas * changepoints.MEDIAN_SD_FACTOR * sigma * np.sqrt(1.0 / nb + 1.0 / na)
+        if size >= max(math.log1p(m.min_change / 100.0), noise):
+            out.append(i)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_screening_many_tracks_at_once_picks_what_one_window_at_a_time_picks(seed):
+    rng = np.random.default_rng(seed)
+    m = changepoints.Method(window=int(rng.integers(1, 20)), min_change=float(rng.choice([0, 2, 5])))
+    medians = []
+    for _ in range(int(rng.integers(1, 90))):
+        R = int(rng.choice([1, 2, 7, 40, 75]))
+        med = rng.lognormal(0, 0.05, R) * np.where(np.arange(R) >= R // 2, rng.choice([1.0, 1.1, 2.0]), 1.0)
+        if seed % 2:
+            med = np.round(med, 2)  # ties in the windows
+        if seed == 3 and R > 2:
+            med[rng.integers(0, R)] = rng.choice([0.0, -1.0, np.nan])
+        medians.append(med)
+    track_list = [type("T", (), {"median": med, "run_ids": tuple(range(len(med)))}) for med in medians]
+    with np.errstate(invalid="ignore"):
+        got = changepoints._screen_all(track_list, m)
+        want = [screen_one_window_at_a_time(med, m) for med in medians]
+    assert [[int(i) for i in g] for g in got] == want and any(want)
+
+
+def test_sorted_window_medians_are_np_median_bit_for_bit():
+    rng = np.random.default_rng(7)
+    for W in (1, 2, 5, 16):
+        x = np.round(rng.lognormal(0, 1, (3, 50)), 3)
+        want = np.median(sliding_window_view(x, W, axis=-1), axis=-1)
+        assert np.array_equal(changepoints._window_medians(x, W), want)
+        k = min(W, 50) - 1
+        if k:
+            assert np.array_equal(changepoints._prefix_medians(x, k),
+                                  np.array([[np.median(row[:i]) for i in range(1, k + 1)] for row in x]))
+
+
+VALUES = [0.0, -0.0, 1.0, -2.5, 10.125, 99995.0, 9.9995, 1e-5, 0.00012345, 123456789.0, 1e16, -3.3e-9, math.nan,
+          math.inf, -math.inf, 7.0 / 3]
+
+
+def test_columns_read_as_num_and_bound_write_them():
+    values = np.array(VALUES)
+    assert columns.nums(values) == [render.num(v) for v in VALUES]
+    assert columns.nums(values, "-∞") == [render.bound(v, "-∞") for v in VALUES]
+    finite = values[np.isfinite(values)]
+    nan = np.full(len(finite), np.nan)
+    for lo, hi in ((nan, finite), (finite, finite), (finite, nan), (values, values[::-1])):
+        want = [f"[{render.bound(a, '-∞')}, {render.bound(b, '∞')}]" for a, b in zip(lo, hi)]
+        assert columns.intervals(lo, hi) == want
+    assert columns.floats(values) == [None if math.isnan(v) else v for v in VALUES]
+
+
+def test_rows_are_the_row_template_of_each_run():
+    cols = (["a", "b", "c"], [1.5, 22.25, 1e-7], ["[-∞, 2]", "[1, 3]", "[-∞, ∞]"], [5, 10, 3])
+    want = [render.TEXT_ROW % r for r in zip(*cols)]
+    assert columns.rows(render.TEXT_ROW, cols, 0, 3) == "\n".join(want)
+    assert columns.rows(render.TEXT_ROW, cols, 1, 2) == want[1]
