@@ -192,7 +192,7 @@ def test_host_killed_mid_run_keeps_the_others_and_fills_in(laptop):
     assert {"metal-rack02.txt", "container-nolimit-rack02.txt"} <= {p.name for p in run.iterdir()}
 
 
-def test_host_down_at_the_start_is_recorded(laptop):
+def test_host_down_at_the_start_is_recorded_and_filled_in(laptop):
     docker("stop", container("rack02"))
     try:
         rc, out = laptop.playbook("bench.yml", *PROFILE, "-e", "bench_run_id=rack-test-host-down")
@@ -202,10 +202,16 @@ def test_host_down_at_the_start_is_recorded(laptop):
     record = rounds_record(laptop, "rack-test-host-down")
     assert "Connection refused" in record["failed-hosts"]["rack02"]["msg"], record
     assert (laptop.results / "runs" / "rack-test-host-down" / "metal-rack01.txt").exists()
+    # back after a restart (its daemons, containers and guests gone): provisioned
+    # again and measured whole into the same run
+    rc, out = laptop.playbook("site.yml", "--limit", "rack02", *PROFILE, "-e", "bench_run_id=rack-test-host-down")
+    assert rc == 0, out[-3000:]
+    record = rounds_record(laptop, "rack-test-host-down")
+    assert not record["partial"], record
+    assert (laptop.results / "runs" / "rack-test-host-down" / "container-nolimit-rack02.txt").exists()
 
 
 def test_lab_down_over_ssh_removes_the_rack_lab(laptop):
-    # rack02 was stopped and started: its daemons are down; lab-down starts nothing and must still succeed
     rc, out = laptop.playbook("lab-down.yml", timeout=900)
     assert rc == 0, out[-3000:]
     listing = laptop.run("ssh", "rack01", "virsh -c qemu:///system list --all --name; docker ps -a --format '{{.Names}}'")
