@@ -185,3 +185,17 @@ def test_a_fill_in_may_not_replace_a_healthy_host(tmp_path, cli):
     rounds.merge(again)
     r = _ingest(cli, tmp_path, again, "rack", "--fill-in")
     assert r.code == 2 and "metal-rack01 finished in the stored run" in r.err
+
+
+def test_a_unit_only_some_rounds_report_is_left_out_and_named(tmp_path):
+    staging = _stage(tmp_path, 2, targets=("metal",))
+    one = staging / "rounds" / "1" / "metal.txt"
+    lines = one.read_text().split("\n")
+    last_unit = next(f for f in lines if f.startswith("BenchmarkMemcpy")).split()[-1]
+    # round 1 could not measure one unit (cycles/op needs a TSC calibration a busy round can fail)
+    one.write_text("\n".join(" ".join(f.split()[:-2]) if f.startswith("BenchmarkMemcpy") else f for f in lines))
+    rounds.merge(staging)
+    rf = parse_file(staging / "metal.txt")
+    assert rf.config["units-not-in-every-round"] == last_unit
+    memcpy = [b for name, b in rf.benchmarks.items() if name.startswith("BenchmarkMemcpy")]
+    assert memcpy and all(last_unit not in b.units for b in memcpy)

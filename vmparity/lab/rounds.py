@@ -36,6 +36,8 @@ SUMMED_KEYS = ("cpu-throttled-ms",)
 PER_REPETITION = ("align-spread", "fence-overhead-", "fence-llc-buffer-bytes", "memcpy-tsc-ghz")
 PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
 COUNT_KEY = "count"
+# Units some rounds reported and others did not, left out of the merged file.
+UNITS_DROPPED_KEY = "units-not-in-every-round"
 
 
 def seed_for(run_id):
@@ -124,9 +126,37 @@ def merge_target(round_files):
     if "rounds" not in order:
         order.insert(order.index(COUNT_KEY) + 1 if COUNT_KEY in order else len(order), "rounds")
     extra = list(dict.fromkeys(line for _, e, _ in parts for line in e))
+    body, dropped = common_units([line for _, _, b in parts for line in b])
+    if dropped:
+        merged[UNITS_DROPPED_KEY] = " ".join(dropped)
+        order.append(UNITS_DROPPED_KEY)
     lines = [f"{k}: {merged[k]}" if merged[k] else f"{k}:" for k in order if merged.get(k) is not None]
-    body = [line for _, _, b in parts for line in b]
     return "\n".join(lines + extra + body) + "\n", changed
+
+
+def common_units(body):
+    """The result lines with, per benchmark, only the units every one of its
+    lines reports, and the units dropped. A benchmark may report a unit in some
+    rounds and not others (cycles/op needs a TSC calibration that a busy round
+    can fail); the format wants the same units on every line of a benchmark."""
+    split = []
+    units = {}
+    for line in body:
+        fields = line.split()
+        pairs = list(zip(fields[2::2], fields[3::2]))
+        split.append((fields[:2], pairs))
+        seen = [u for _, u in pairs]
+        units[fields[0]] = [u for u in units.get(fields[0], seen) if u in seen]
+    dropped = set()
+    out = []
+    for line, (head, pairs) in zip(body, split):
+        keep = units[head[0]]
+        if len(keep) == len(pairs):
+            out.append(line)
+            continue
+        dropped |= {u for _, u in pairs if u not in keep}
+        out.append("\t".join([*head, *(f"{v} {u}" for v, u in pairs if u in keep)]))
+    return out, sorted(dropped)
 
 
 def _int(v):
