@@ -262,7 +262,8 @@ exec "$@"
 def start_host(client: docker.DockerClient, image: str, host: RackHost, pubkey: str) -> None:
     """One rack host: the host's network (sshd on its own loopback port), docker
     in docker (every capability but the one this machine lacks, no seccomp or
-    AppArmor filter, the cgroup tree, /var/lib/docker on a tmpfs overlayfs can use)."""
+    AppArmor filter, the cgroup tree, /var/lib/docker on a tmpfs overlayfs can
+    use), and a /run that a restart empties, as a reboot does."""
     try:
         old = client.containers.get(host.container)
         same = (old.status == "running" and image in old.image.tags
@@ -278,7 +279,9 @@ def start_host(client: docker.DockerClient, image: str, host: RackHost, pubkey: 
         cap_add=["ALL"], cap_drop=["SYS_RESOURCE"],
         security_opt=["seccomp=unconfined", "apparmor=unconfined"],
         volumes={"/sys/fs/cgroup": {"bind": "/sys/fs/cgroup", "mode": "rw"}},
-        tmpfs={"/var/lib/docker": "exec"},
+        # /run is a tmpfs on a real host: a restart must not leave the daemons'
+        # PID files and sockets behind (a stale docker.pid stops dockerd)
+        tmpfs={"/var/lib/docker": "exec", "/run": "exec"},
         environment={"SSH_PORT": str(host.ssh_port), "AUTHORIZED_KEY": pubkey},
         labels={LABEL: "1", "vmparity.rack-host": host.name},
     )
