@@ -206,3 +206,12 @@ def test_fuzz_parser_never_crashes(lines):
         check(rf)
     except InputError as e:
         assert str(e).startswith("fuzz.txt")
+
+
+def test_interleaved_benchmarks_keep_their_values_in_line_order():
+    rf = parse_text("BenchmarkA 1 1 x/op\nBenchmarkB 1 10 y/op 11 x/op\nBenchmarkA 1 2 x/op 3 y/op\n"
+                    "BenchmarkB 1 12 y/op\nBenchmarkA 1 4 x/op 5 x/op\n", "i.txt")
+    a, b = rf.benchmarks["BenchmarkA"], rf.benchmarks["BenchmarkB"]
+    assert a.units == ("x/op", "y/op") and [list(v) for v in a.values] == [[1, 2, 4, 5], [3]]
+    assert b.units == ("y/op", "x/op") and [list(v) for v in b.values] == [[10, 12], [11]]
+    assert (a.line, b.line) == (1, 2) and list(rf.benchmarks) == ["BenchmarkA", "BenchmarkB"]

@@ -56,3 +56,15 @@ def test_median_is_r8_like_go_moremath():
     s = stats.summarize_many([[1, 2, 3, 4]])[0]
     assert s.center == pytest.approx(2.5)
     assert stats.summarize_many([[5, 1, 3]])[0].center == 3
+
+
+def test_samples_too_big_for_pairwise_matrices_are_ranked_instead():
+    # Above PAIRWISE_LIMIT values a row, U and the tie term come from mid-ranks
+    # (linear memory); with ties they must equal the pairwise count exactly.
+    rng = np.random.default_rng(11)
+    x, y = np.round(rng.normal(0, 3, (2, 300)), 0), np.round(rng.normal(0.5, 3, (2, 260)), 0)
+    for got, want in zip(utest._ranked(x, y), utest._pairwise(x, y)):
+        assert list(got) == list(want)
+    n = utest.PAIRWISE_LIMIT
+    x, y = np.round(rng.normal(0, 3, (1, n)), 1), np.round(rng.normal(0.1, 3, (1, n)), 1)
+    assert utest.pvalues(x, y)[0] == pytest.approx(scipy_p(x[0], y[0]), rel=1e-9)

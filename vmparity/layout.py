@@ -31,7 +31,8 @@ class Layout:
         self._first_seen = None
 
     def results(self):
-        """(input, file, section, group, column, benchmark, row name) for every benchmark."""
+        """(input, file, section, group, column, benchmark number, row name) for every
+        benchmark; the number is the benchmark's in section.samples."""
         col_fields, row_fields, ex = self.col, self.row, self.extract
         for inp in self.inputs:
             for rf in inp.files:
@@ -42,8 +43,7 @@ class Layout:
                         here = ", ".join(f"{k}: {sec.config.get(k, '')}" for k in self.varying)
                         group = f"{group} · {here}" if group else here
                     config = sec.config
-                    for bench in sec.benchmarks.values():
-                        name = bench.name
+                    for number, name in enumerate(sec.samples.names):
                         if col_fields is None:
                             column = inp.label
                         else:
@@ -60,7 +60,7 @@ class Layout:
                             name = projection.row_label(row_fields, values)
                         elif col_fields is not None and ex.name_excluded:
                             name = "Benchmark" + ex.fullname(name)
-                        yield inp, rf, sec, group, column, bench, name
+                        yield inp, rf, sec, group, column, number, name
 
     def order_columns(self, columns):
         """Columns in first-seen order, or as the --col fields' @orders say."""

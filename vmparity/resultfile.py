@@ -15,17 +15,16 @@ than benchstat's scanner reads (64 KiB), a file that is not a regular file or
 is larger than the size limit. The stricter checks of a lab result file
 (fingerprint keys, one configuration) are in labcheck.py.
 
-Memory: values are kept as packed doubles (8 bytes each, one array per
-benchmark and unit) while the file is streamed line by line, so a file
-costs little more than its number of values times 8 bytes plus one name per
-distinct benchmark.
+Memory: the file is streamed line by line and its values are packed
+(samples.py): 8 bytes per value and about 40 bytes per distinct benchmark
+besides its name, so a file is held in a fraction of its own size
+(docs/formats.md has the figures for a whole `vmparity compare`).
 """
 
 import math
 import os
 import re
 import stat
-from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +32,7 @@ import numpy as np
 
 from .errors import InputError
 from .formatspec import known_units
+from .samples import Benchmark, Samples
 
 # The default size limit fits the largest lab run (well under 1 MB per
 # file) by a factor of hundreds; override with $VMPARITY_MAX_FILE_BYTES.
@@ -54,22 +54,17 @@ INT64_MAX = 2**63 - 1
 
 
 @dataclass
-class Benchmark:
-    """All repetitions of one benchmark name in one configuration of a file."""
-
-    name: str
-    units: tuple
-    values: list  # one float array per unit, same order as `units`
-    line: int  # first line it appeared on, for messages
-
-
-@dataclass
 class Section:
     """The results read under one configuration."""
 
     config: dict
-    benchmarks: dict = field(default_factory=dict)  # name -> Benchmark, file order
+    samples: Samples = field(default_factory=Samples)
     first_line: int = 0
+
+    @property
+    def benchmarks(self):
+        """name -> Benchmark, file order (made on demand from the packed samples)."""
+        return self.samples.benchmarks
 
 
 @dataclass
@@ -174,9 +169,8 @@ def _parse_lines(lines, path, limit, split=False):
     rf = ResultFile(path=path)
     cfg = {}
     sections = {}  # frozenset of config items -> Section
-    bench_vals = None  # the current section's {name bytes: {unit bytes: array}}
-    bench_line = None  # the current section's {name bytes: first line}
-    raw_sections = []  # (Section, bench_vals, bench_line) in file order
+    in_order = []  # the same Sections in file order
+    samples = index = unit_lists = flat = None  # the current section's (samples.py)
     cfg_changed = True
     lineno = 0
     total = 0
@@ -214,19 +208,22 @@ def _parse_lines(lines, path, limit, split=False):
                         "`<value> <unit>` pairs after the iteration count")
             if cfg_changed:
                 key = frozenset(cfg.items())
-                entry = sections.get(key)
-                if entry is None:
-                    entry = sections[key] = (Section(dict(cfg), first_line=lineno), {}, {})
-                    raw_sections.append(entry)
+                sec = sections.get(key)
+                if sec is None:
+                    sec = sections[key] = Section(dict(cfg), first_line=lineno)
+                    in_order.append(sec)
                     if not rf.first_result_line:
                         rf.first_result_line = lineno
-                _, bench_vals, bench_line = entry
+                samples = sec.samples
+                index, unit_lists, flat = samples.index, samples.unit_lists, samples.flat
                 cfg_changed = False
             name = fields[0]
-            per_unit = bench_vals.get(name)
-            if per_unit is None:
-                per_unit = bench_vals[name] = {}
-                bench_line[name] = lineno
+            b = index.get(name)
+            if b is None:
+                b = samples.add_benchmark(name, lineno)
+            units = fields[3::2]
+            if units != unit_lists[b]:
+                unit_lists[b] = samples.merged_units(unit_lists[b], units)
             for i in range(2, n, 2):
                 f = fields[i]
                 try:
@@ -235,11 +232,11 @@ def _parse_lines(lines, path, limit, split=False):
                     v = _go_float(f, path, lineno)
                 if v - v or f.translate(None, PLAIN_NUMBER_CHARS):
                     v = _checked_float(f, v, path, lineno)
-                u = fields[i + 1]
-                arr = per_unit.get(u)
-                if arr is None:
-                    arr = per_unit[u] = array("d")
-                arr.append(v)
+                column = flat.get(fields[i + 1])
+                if column is None:
+                    column = samples.add_unit(fields[i + 1])
+                column[0].append(v)
+                column[1].append(b)
             continue
         if not raw:
             continue
@@ -260,19 +257,13 @@ def _parse_lines(lines, path, limit, split=False):
                 continue
         if c != 35 and not raw.isspace() and len(rf.skipped) < MAX_SKIPPED_KEPT:  # 35 = "#"
             rf.skipped.append((lineno, raw[:60].decode("utf-8", "replace")))
-    if not raw_sections:
+    if not in_order:
         what = "empty file" if lineno == 0 or total == 0 else "no `Benchmark…` result lines"
         raise InputError(path, f"{what}: expected at least one `Benchmark<name> <iterations> <value> <unit>` line")
-    for sec, bv, bl in raw_sections:
-        for name, per_unit in bv.items():
-            try:
-                text = "Benchmark" + name.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, "benchmark name is not UTF-8 text", bl[name]) from None
-            units = tuple(u.decode("utf-8", "replace") for u in per_unit)
-            values = [np.frombuffer(a, dtype=float) for a in per_unit.values()]
-            sec.benchmarks[text] = Benchmark(text, units, values, bl[name])
-    rf.sections = [s for s, _, _ in raw_sections]
+    samples = index = unit_lists = flat = column = None  # seal() frees what these hold
+    for sec in in_order:
+        sec.samples.seal(path)
+    rf.sections = in_order
     rf.config = rf.sections[0].config
     return rf
 

@@ -131,18 +131,32 @@ def summarize_many(samples, confidence=DEFAULT_CONFIDENCE):
     """Summaries for a list of value lists, same order."""
     out = [None] * len(samples)
     for n, idx in _group_by_len(samples).items():
-        block = np.sort(np.array([samples[i] for i in idx], dtype=float), axis=1)
-        centers = np.quantile(block, 0.5, axis=1, method="median_unbiased")
-        lo_o, hi_o = median_ci_orders(n, confidence)
-        lo = block[:, lo_o - 1] if lo_o >= 1 else np.full(len(idx), -math.inf)
-        hi = block[:, hi_o - 1] if hi_o <= n else np.full(len(idx), math.inf)
-        warn = []
-        if lo_o < 1 or hi_o > n:
-            op, need = samples_for_ci(confidence)
-            warn = [f"need {op} {need} samples for confidence interval at level {_fmt_level(confidence)}"]
+        centers, lo, hi = summarize_block(np.array([samples[i] for i in idx], dtype=float), confidence)
+        warn = ci_warnings(n, confidence)
         for j, i in enumerate(idx):
             out[i] = Summary(float(centers[j]), float(lo[j]), float(hi[j]), n, list(warn))
     return out
+
+
+def summarize_block(block, confidence=DEFAULT_CONFIDENCE):
+    """(centres, CI lows, CI highs) for the rows of a 2-D block of n values each."""
+    n = block.shape[1]
+    block = np.sort(block, axis=1)
+    centers = np.quantile(block, 0.5, axis=1, method="median_unbiased")
+    lo_o, hi_o = median_ci_orders(n, confidence)
+    lo = block[:, lo_o - 1] if lo_o >= 1 else np.full(len(block), -math.inf)
+    hi = block[:, hi_o - 1] if hi_o <= n else np.full(len(block), math.inf)
+    return centers, lo, hi
+
+
+@lru_cache(maxsize=None)
+def ci_warnings(n, confidence):
+    """The warnings of every median CI of n values (a tuple: shared, never changed)."""
+    lo_o, hi_o = median_ci_orders(n, confidence)
+    if lo_o >= 1 and hi_o <= n:
+        return ()
+    op, need = samples_for_ci(confidence)
+    return (f"need {op} {need} samples for confidence interval at level {_fmt_level(confidence)}",)
 
 
 def compare_many(pairs, alpha=DEFAULT_ALPHA):
@@ -154,23 +168,35 @@ def compare_many(pairs, alpha=DEFAULT_ALPHA):
     for (n1, n2), idx in groups.items():
         x = np.array([pairs[i][0] for i in idx], dtype=float)
         y = np.array([pairs[i][1] for i in idx], dtype=float)
-        lo = np.minimum(x.min(axis=1), y.min(axis=1))
-        hi = np.maximum(x.max(axis=1), y.max(axis=1))
-        all_equal = lo == hi
-        p = np.ones(len(idx))
-        chunk = max(1, 4_000_000 // ((n1 + n2) ** 2))  # bound the pairwise matrices' memory
-        for s in range(0, len(idx), chunk):
-            p[s:s + chunk] = utest.pvalues(x[s:s + chunk], y[s:s + chunk])
-        p[all_equal] = 1.0
-        op, need = samples_for_utest(alpha)
+        p, all_equal = compare_block(x, y)
         for j, i in enumerate(idx):
-            c = Comparison(float(p[j]), n1, n2, alpha)
-            if all_equal[j]:
-                c.warnings.append("all samples are equal")
-            elif c.p > alpha and n1 < need and n2 < need:
-                c.warnings.append(f"need {op} {need} samples to detect a difference at alpha level {_fmt_level(alpha)}")
-            out[i] = c
+            out[i] = Comparison(float(p[j]), n1, n2, alpha, utest_warnings(float(p[j]), n1, n2, alpha, all_equal[j]))
     return out
+
+
+def compare_block(x, y):
+    """(p-values, all-equal flags) of the U test for the rows of x (m x n1) against y (m x n2)."""
+    m, n1 = x.shape
+    n2 = y.shape[1]
+    lo = np.minimum(x.min(axis=1), y.min(axis=1))
+    hi = np.maximum(x.max(axis=1), y.max(axis=1))
+    all_equal = lo == hi
+    p = np.ones(m)
+    chunk = max(1, 4_000_000 // ((n1 + n2) ** 2))  # bound the pairwise matrices' memory
+    for s in range(0, m, chunk):
+        p[s:s + chunk] = utest.pvalues(x[s:s + chunk], y[s:s + chunk])
+    p[all_equal] = 1.0
+    return p, all_equal
+
+
+def utest_warnings(p, n1, n2, alpha, all_equal):
+    """A comparison's warnings (a new list: callers may add to it)."""
+    if all_equal:
+        return ["all samples are equal"]
+    op, need = samples_for_utest(alpha)
+    if p > alpha and n1 < need and n2 < need:
+        return [f"need {op} {need} samples to detect a difference at alpha level {_fmt_level(alpha)}"]
+    return []
 
 
 def summarize_exact(values):

@@ -9,45 +9,18 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import noise, stats
+from .cellpool import CellPool
 from .layout import Layout
 from .names import is_aa_control, is_lab_metal
-
-
-
-@dataclass
-class Delta:
-    comparison: stats.Comparison
-    pct: float  # None when the baseline is 0
-    verdict: str  # better | worse | ~ | same | ?
-    within_noise: bool = False  # significant, but no larger than the run's A/A control shows
-
-
-@dataclass
-class Row:
-    group: str
-    name: str
-    unit: str
-    higher_better: bool
-    cells: dict  # column -> stats.Summary (missing columns absent)
-    deltas: dict = field(default_factory=dict)  # column -> Delta (non-baseline columns)
-
-
-@dataclass
-class GeomeanRow:
-    group: str
-    unit: str
-    higher_better: bool
-    values: dict  # column -> geomean of medians over rows present in every column
-    pct: dict  # column -> change against the baseline's geomean
+from .rowstore import RowStore
+from .tablerow import Row  # noqa: F401  (table.Row: commands build two-column views with it)
 
 
 @dataclass
 class Table:
     columns: list
-    rows: list
+    rows: list  # Row, or rowstore.StoredRow when build() made the table
     geomeans: list
     alpha: float
     confidence: float
@@ -55,21 +28,29 @@ class Table:
     labels: dict = field(default_factory=dict)  # what each input operand was
     configs: dict = field(default_factory=dict)  # (group, column) -> header
     noise: list = field(default_factory=list)  # noise.NoiseModel per A/A pair among the columns
+    store: RowStore = None  # the packed numbers behind `rows`, when build() made the table
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
 
     def warnings(self):
-        """Unique warnings in row order, each with the rows it concerns."""
+        """Unique warnings in row order: {warning: (number of cells, the first one's label)}."""
+        if self.store is not None:
+            return self.store.warnings()  # the same, from the packed numbers
         out = {}
         for r in self.rows:
             for col, s in r.cells.items():
                 for w in s.warnings:
-                    out.setdefault(w, []).append(f"{r.name} {r.unit} [{col}]")
+                    _note(out, w, r, col)
             for col, d in r.deltas.items():
                 for w in d.comparison.warnings:
-                    out.setdefault(w, []).append(f"{r.name} {r.unit} [{col}]")
+                    _note(out, w, r, col)
         return out
+
+
+def _note(out, warning, r, col):
+    have = out.get(warning)
+    out[warning] = (have[0] + 1, have[1]) if have else (1, f"{r.name} {r.unit} [{col}]")
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
@@ -81,23 +62,23 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     """
     col_spec = col or by
     layout = Layout(inputs, col_spec, row, filter)
-    pool = {}  # (group, name, unit) -> {column: [values]}
+    pool = CellPool()
     direction = {}
-    columns = []
-    kinds = {}
+    kinds = {}  # column -> target-kind of its first file, in first-seen order
     configs = {}  # (group, column) -> the header of the (first) file behind it, for explain
     assume = {}
-    for inp, rf, sec, group, column, bench, name in layout.results():
-        if column not in columns:
-            columns.append(column)
+    for inp, rf, sec, group, column, number, name in layout.results():
+        if column not in kinds:
             kinds[column] = rf.config.get("target-kind", "")
         configs.setdefault((group, column), sec.config)
-        for unit, values in zip(bench.units, bench.values):
-            if layout.filter is not None and not layout.filter.match(inp.label, sec.config, bench.name, unit):
+        samples = sec.samples
+        for packed in samples.columns_of(number):
+            unit = packed.unit
+            if layout.filter is not None and not layout.filter.match(inp.label, sec.config, samples.names[number], unit):
                 continue
-            key = (group, name, unit)
-            pool.setdefault(key, {}).setdefault(column, []).append(values)
-            direction.setdefault(unit, rf.higher_is_better(unit))
+            pool.add(group, name, column, packed, number)
+            if unit not in direction:
+                direction[unit] = rf.higher_is_better(unit)
             if unit in rf.assume:
                 assume.setdefault(unit, rf.assume[unit])
     if not pool:
@@ -105,7 +86,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
 
         raise InputError("--filter" if filter else "compare", "no benchmark results to compare"
                          + (f" match {filter!r}" if filter else ""))
-    columns = layout.order_columns(columns)
+    columns = layout.order_columns(list(kinds))
     if col_spec == "target":
         columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
@@ -117,51 +98,12 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         columns.insert(0, baseline)
 
     # Rows: group, then unit (first appearance), then benchmark (first appearance).
-    unit_order, group_order = {}, {}
-    for (group, _, unit) in pool:
-        unit_order.setdefault(unit, len(unit_order))
-        group_order.setdefault(group, len(group_order))
-    if layout.pivot_runs:
-        group_order = {g: i for i, g in enumerate(sorted(group_order))}  # targets by name
-    keys = sorted(pool, key=lambda k: (group_order[k[0]], unit_order[k[2]]))  # stable: keeps name order
-
-    for cells in pool.values():  # several files in one column: pool their samples
-        for col, parts in cells.items():
-            cells[col] = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    samples, where = [], []
-    for ki, key in enumerate(keys):
-        for col in columns:
-            if col in pool[key]:
-                samples.append(pool[key][col])
-                where.append((ki, col))
-    summaries = stats.summarize_many(samples, confidence)
-    for i, (ki, _) in enumerate(where):
-        if assume.get(keys[ki][2]) == "exact":
-            summaries[i] = stats.summarize_exact(samples[i])
-    rows = [Row(k[0], k[1], k[2], direction[k[2]], {}) for k in keys]
-    for (ki, col), s in zip(where, summaries):
-        rows[ki].cells[col] = s
-
-    base = columns[0]
-    pairs, pair_where = [], []
-    for ki, key in enumerate(keys):
-        if base not in pool[key]:
-            continue
-        for col in columns[1:]:
-            if col in pool[key]:
-                pairs.append((pool[key][base], pool[key][col]))
-                pair_where.append((ki, col))
-    for (ki, col), cmp in zip(pair_where, stats.compare_many(pairs, alpha)):
-        row = rows[ki]
-        if assume.get(row.unit) == "exact":
-            cmp = stats.compare_exact(pool[keys[ki]][base], pool[keys[ki]][col], alpha)
-        old, new = row.cells[base].center, row.cells[col].center
-        pct = stats.pct_change(old, new)
-        row.deltas[col] = Delta(cmp, pct, _verdict(cmp, pct, row.higher_better))
-
-    table = Table(columns, rows, _geomeans(rows, columns), alpha, confidence, col_spec)
+    store = RowStore(pool, columns, direction, assume, alpha, confidence, groups_by_name=layout.pivot_runs)
+    del pool
+    table = Table(columns, store.rows(), store.geomeans(), alpha, confidence, col_spec, store=store)
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
+    base = columns[0]
     if col_spec == "target":
         apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     return table
@@ -190,38 +132,7 @@ def apply_noise(table, models):
         for r in table.rows:
             for col, d in r.deltas.items():
                 if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d):
-                    d.within_noise = True
-
-
-def _verdict(cmp, pct, higher_better):
-    if not cmp.significant:
-        return "~"
-    if pct is None:
-        return "?"
-    if pct == 0:
-        return "same"
-    if higher_better is None:
-        return "changed"  # a unit of unknown direction: a `Unit <unit> better=…` line would say which
-    return "better" if (pct > 0) == higher_better else "worse"
-
-
-def _geomeans(rows, columns):
-    out = []
-    by_unit = {}
-    for r in rows:
-        by_unit.setdefault((r.group, r.unit), []).append(r)
-    for (group, unit), rs in by_unit.items():
-        complete = [r for r in rs if all(c in r.cells for c in columns)]
-        if len(complete) < 2 or len(columns) < 2:
-            continue  # benchstat prints no geomean for a single row
-        values = {c: stats.geomean([r.cells[c].center for r in complete]) for c in columns}
-        base = values[columns[0]]
-        pct = {
-            c: (stats.pct_change(base, values[c]) if base is not None and values[c] is not None else None)
-            for c in columns[1:]
-        }
-        out.append(GeomeanRow(group, unit, rs[0].higher_better, values, pct))
-    return out
+                    r.mark_within_noise(col)
 
 
 def regressions_over(table, threshold_pct):

@@ -18,6 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 EXACT_LIMIT = 50
+PAIRWISE_LIMIT = 2000  # above this many values per row, pairwise matrices would exceed 4 MB a row
+RANK_CHUNK = 1 << 16  # sorted values walked at a time above it
 
 
 @lru_cache(maxsize=None)
@@ -44,6 +46,51 @@ def u_statistic(x, y):
     return gt + 0.5 * eq
 
 
+def _pairwise(x, y):
+    """U and the tie term (sum over tie groups of t³ - t) by comparing every pair:
+    exact and fast for benchmark-sized samples, but n1 x n2 in memory."""
+    u1 = u_statistic(x, y)
+    both = np.concatenate([x, y], axis=1)
+    eq_counts = (both[:, :, None] == both[:, None, :]).sum(axis=2)  # size of each value's tie group
+    tie_term = (eq_counts.astype(float) ** 2 - 1).sum(axis=1)  # = sum over groups of t^3 - t
+    return u1, tie_term
+
+
+def _ranked(x, y):
+    """The same U and tie term from each row's samples sorted, in memory linear in
+    their sizes (a file of one benchmark repeated a million times is valid too)."""
+    u1, tie_term = np.empty(len(x)), np.empty(len(x))
+    for i in range(len(x)):
+        xs, ys = np.sort(x[i]), np.sort(y[i])
+        pairs_below = pairs_not_above = 0  # (x, y) pairs with y < x, and with y <= x
+        cubes = 0.0  # sum over the distinct values of both samples of t^3, t the value's count in both
+        for runs, values in _runs(xs):
+            below, not_above = np.searchsorted(ys, values, "left"), np.searchsorted(ys, values, "right")
+            pairs_below += int((runs * below).sum())
+            pairs_not_above += int((runs * not_above).sum())
+            in_y = (not_above - below).astype(float)
+            cubes += float(((runs + in_y) ** 3 - in_y ** 3).sum())
+        for runs, _ in _runs(ys):
+            cubes += float((runs.astype(float) ** 3).sum())
+        u1[i] = (pairs_below + pairs_not_above) / 2  # #(x > y) + ½ #(x == y)
+        tie_term[i] = cubes - (len(xs) + len(ys))
+    return u1, tie_term
+
+
+def _runs(s):
+    """(lengths, values) of the runs of equal values in sorted s, a chunk at a time
+    (a run is never split across chunks)."""
+    start, n = 0, len(s)
+    while start < n:
+        end = min(start + RANK_CHUNK, n)
+        if end < n:
+            end = int(np.searchsorted(s, s[end - 1], "right"))
+        chunk = s[start:end]
+        heads = np.flatnonzero(np.concatenate([[True], chunk[1:] != chunk[:-1]]))
+        yield np.diff(np.append(heads, len(chunk))), chunk[heads]
+        start = end
+
+
 def pvalues(x, y):
     """p-values for rows of x (m x n1) against rows of y (m x n2).
 
@@ -52,10 +99,7 @@ def pvalues(x, y):
     """
     m, n1 = x.shape
     n2 = y.shape[1]
-    u1 = u_statistic(x, y)
-    both = np.concatenate([x, y], axis=1)
-    eq_counts = (both[:, :, None] == both[:, None, :]).sum(axis=2)  # size of each value's tie group
-    tie_term = (eq_counts.astype(float) ** 2 - 1).sum(axis=1)  # = sum over groups of t^3 - t
+    u1, tie_term = (_pairwise if n1 + n2 <= PAIRWISE_LIMIT else _ranked)(x, y)
     ties = tie_term > 0
     p = np.ones(m)
     u_small = np.minimum(u1, n1 * n2 - u1)

@@ -14,6 +14,7 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
         raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline)
+    del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)

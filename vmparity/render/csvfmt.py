@@ -11,11 +11,12 @@ def render(table, out):
     w.writerow(HEADER)
     base = table.columns[0]
     for r in table.rows:
+        summaries, deltas = r.cells, r.deltas  # read once: a stored row makes them on each read
         for col in table.columns:
-            s = r.cells.get(col)
+            s = summaries.get(col)
             if s is None:
                 continue
-            d = r.deltas.get(col)
+            d = deltas.get(col)
             w.writerow([
                 r.group, r.name, r.unit, {True: "higher", False: "lower"}.get(r.higher_better, "unknown"), col,
                 repr(s.center), repr(s.lo), repr(s.hi), s.n,

@@ -23,10 +23,11 @@ def render(table, out, only_significant=False):
         out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
         for r in rows:
             cells = [md_code(r.name, in_table=True)]
+            summaries, deltas = r.cells, r.deltas  # read once: a stored row makes them on each read
             for col in table.columns:
-                cells.append(fmt.summary(r.cells.get(col)))
+                cells.append(fmt.summary(summaries.get(col)))
                 if col != base:
-                    d = r.deltas.get(col)
+                    d = deltas.get(col)
                     cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else "", fmt.verdict_mark(d) if d else ""]
             out.write("| " + " | ".join(cells) + " |\n")
         for g in table.geomeans:
@@ -40,6 +41,6 @@ def render(table, out, only_significant=False):
     warnings = table.warnings()
     if warnings:
         out.write("\n")
-        for w, where in warnings.items():
-            out.write(f"> ⚠️ {md_text(w)} ({len(where)} row(s), e.g. {md_code(where[0])})\n")
+        for w, (count, first) in warnings.items():
+            out.write(f"> ⚠️ {md_text(w)} ({count} row(s), e.g. {md_code(first)})\n")
     out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")
