@@ -14,7 +14,7 @@ from .cellpool import CellPool
 from .layout import Layout
 from .names import is_aa_control, is_lab_metal
 from .rowstore import RowStore
-from .tablerow import Row  # noqa: F401  (table.Row: commands build two-column views with it)
+from .tablerow import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
 
 
 @dataclass
