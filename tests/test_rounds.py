@@ -199,3 +199,13 @@ def test_a_unit_only_some_rounds_report_is_left_out_and_named(tmp_path):
     assert rf.config["units-not-in-every-round"] == last_unit
     memcpy = [b for name, b in rf.benchmarks.items() if name.startswith("BenchmarkMemcpy")]
     assert memcpy and all(last_unit not in b.units for b in memcpy)
+
+
+def test_a_host_that_stops_answering_fails_its_other_targets_at_that_round():
+    failed = {"guest-nosmt": {"round": 2, "rounds_done": 1, "msg": "benchrun: exit 1"}}
+    targets = iter(["metal-rack02", "guest-nosmt", "container-nolimit-rack02"])  # Ansible's map is a generator
+    got = rounds.host_failed(failed, targets, "rack02", "3", "stopped answering")
+    assert got == {"metal-rack02": {"round": 3, "rounds_done": 2, "msg": "host rack02 stopped answering"},
+                   "guest-nosmt": failed["guest-nosmt"],  # its own, earlier failure is kept
+                   "container-nolimit-rack02": {"round": 3, "rounds_done": 2, "msg": "host rack02 stopped answering"}}
+    assert rounds.host_failed({}, ["metal"], "rack01", 1, "did not answer")["metal"]["rounds_done"] == 0

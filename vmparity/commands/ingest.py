@@ -98,11 +98,11 @@ def _fill_in_record(final, parsed, new_text):
     if new_text is None:
         raise InputError("--fill-in", "expected --rounds with the fill-in's own rounds.json")
     new = json.loads(new_text)
-    missing = rounds.fill_in_allowed(old, new)
-    extra = [rf.target for rf in parsed if rf.target not in missing]
+    allowed = rounds.fill_in_allowed(old, new)
+    extra = [rf.target for rf in parsed if rf.target not in allowed]
     if extra:
         raise InputError(parsed[0].path, f"--fill-in: {', '.join(extra)} finished in the stored run; "
-                                         f"expected only the missing target(s) {', '.join(sorted(missing))}")
+                                         f"expected only the missing target(s) {', '.join(sorted(allowed))}")
     merged = rounds.fill_in(old, new, [rf.target for rf in parsed])
     return json.dumps(merged, indent=1, ensure_ascii=False) + "\n"
 

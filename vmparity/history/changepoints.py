@@ -6,28 +6,39 @@ The method (documented in docs/formats.md, "History"):
    after a change. Its *window before* is up to W runs before it, its
    *window after* up to W runs from it on (W = --window, default 16).
 2. Size: the relative change between the median of the run medians after
-   and before. A candidate is considered only when it is at least
+   and before. A candidate is screened in only when it is at least
    --min-change (default 5 %) and at least K (3) times what run-to-run noise
    alone gives such a difference of window medians:
-   K · 1.25 · σ_run · √(1/n_before + 1/n_after), with σ_run the track's
+   se = 1.25 · σ_run · √(1/n_before + 1/n_after), with σ_run the track's
    run-to-run spread (1.4826 · MAD of the log ratio of consecutive run
    medians, divided by √2; a median of runs is robust to the few ratios
    that straddle a real change).
-3. Test: the two-sided Mann–Whitney U test of the run medians of the
-   window before against those of the window after (vmparity/utest.py,
-   benchstat's test), significant when p ≤ α / m with m the number of
-   candidates over every track examined (Bonferroni over rows × runs: the
-   chance of any false change point in the whole history stays ≤ α). Runs,
-   not samples, are the units: the samples of one run share its machine
-   state, and pooling them would count one lucky stretch of runs five
-   times. The price: at 300,000 candidates a change needs about 13 runs on
-   each side before it can reach the bar (fewer when fewer rows are read).
+3. Test: z = |log(after / before)| / se, two-sided normal p-value,
+   significant when p ≤ α / m with m the number of candidates over every
+   track examined (Bonferroni over rows × runs: the chance of any false
+   change point in the whole history stays ≤ α). The median of a window of
+   runs is close to normal, σ_run is robust to spikes and to the change
+   itself, and runs, not samples, are the units: the samples of one run
+   share its machine state. Both windows need at least 5 runs (a median of
+   fewer, with a spiky run or two, has tails no normal bar covers). A rank
+   check guards the approximation: the Mann–Whitney U test of the run
+   medians before against after must be significant at α / (number of
+   tracks), Bonferroni over rows, as if each track were one test. Where
+   σ_run is unknown (fewer than 5 runs) or zero (a value that never
+   varies), the U test alone decides, at α / m.
+   Why not the U test alone at α / m (the method before): ranks throw away
+   the size of a shift, and over 16 + 16 runs a 10 % shift of a row with a
+   4 % spread reaches p ≈ 1e-6 when two runs overlap, short of 1.7e-7.
 4. Location: significant candidates within W runs of each other are one
    change (a window that straddles a change also sees it). Its run is the
-   split that minimises the summed absolute deviation from each side's
-   median over the samples of the 2·W runs around the cluster's strongest
-   candidate (the largest |AUC − ½|), tried at every run of the cluster.
-   Two changes closer than W runs are reported as one.
+   split of the samples of the 2·W runs around the cluster's strongest
+   candidate (the largest z) into two levels with the least pinball loss
+   at the lower quartile (quantile regression's loss, on log samples),
+   tried at every run of the cluster: interference only slows samples, so a
+   run with a few slowed samples must not pass for the slower level. Two
+   changes closer than W runs are reported as one. A run whose samples all
+   sit at the other level (noise can do that to a 10 % shift) cannot be
+   placed right by any rule; the change is then reported one run off.
 """
 
 import math
@@ -40,6 +51,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .. import stats
 
 MEDIAN_SD_FACTOR = 1.25  # sd of a median ≈ 1.25 × sd of a mean, for normal data
+LOCATION_QUANTILE = 0.25  # _best_split's level of a side: its lower quartile
+MIN_RUNS_A_SIDE = 5  # the z test's windows: fewer runs are too few for a median's normal approximation
 SCREEN_BLOCK = 64  # tracks screened in one array: bounds the memory of the sorted windows (64 × runs × W)
 
 
@@ -62,9 +75,11 @@ class Method:
         return self
 
     def describe(self, tests):
-        return (f"Mann–Whitney U of the run medians of up to {self.window} runs before against up to {self.window} after, "
-                f"Bonferroni over {tests} candidate runs (α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), "
-                f"size at least {self.min_change:g} % and {self.noise_sigmas:g}× the run-to-run noise")
+        return (f"median of up to {self.window} runs before against up to {self.window} after (at least "
+                f"{MIN_RUNS_A_SIDE} a side), z test on the run-to-run noise, Bonferroni over {tests} candidate runs "
+                f"(α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), Mann–Whitney U of the run medians "
+                f"as a rank check at α / tracks, size at least {self.min_change:g} % and "
+                f"{self.noise_sigmas:g}× the run-to-run noise")
 
 
 @dataclass
@@ -100,17 +115,20 @@ def detect(tracks, method=None):
     if tests == 0:
         return [], 0
     p_max = m.alpha / tests
-    candidates = _screen_all(tracks, m)
-    screened = [(t, i) for t, found in zip(tracks, candidates) for i in found]  # (track, candidate index)
-    pvals, aucs = _tests(screened, m.window)
+    rank_max = m.alpha / sum(len(t.run_ids) > 1 for t in tracks)
+    screened = []  # (track, candidate index, the track's σ_run)
+    for t, found in zip(tracks, _screen_all(tracks, m)):
+        if found:
+            sigma = run_noise(t.median)
+            screened += [(t, i, sigma) for i in found]
     by_track = {}
-    for (t, i), p, auc in zip(screened, pvals, aucs):
-        if p <= p_max:
-            by_track.setdefault(id(t), (t, []))[1].append((i, auc))
+    for (t, i, sigma), test in zip(screened, _tests(screened, m, p_max, rank_max)):
+        if test.significant:
+            by_track.setdefault(id(t), (t, sigma, []))[2].append((i, test.strength))
     out = []
-    for t, found in by_track.values():
+    for t, sigma, found in by_track.values():
         for cluster in _clusters(found, m.window):
-            cp = _locate(t, cluster, m, p_max)
+            cp = _locate(t, sigma, cluster, m, p_max, rank_max)
             if cp is not None:
                 out.append(cp)
     out.sort(key=lambda c: (c.track.key, c.at))
@@ -221,16 +239,70 @@ def _windows(t, i, W):
     return max(0, i - W), i, min(len(t.run_ids), i + W)
 
 
-def _tests(screened, W):
+@dataclass
+class Test:
+    p: float  # the deciding test's p-value: the z test's, or the U test's where σ_run is 0
+    strength: float  # which candidate of a cluster separates best: z, or |AUC − ½| for the U test
+    significant: bool
+    before: float  # window medians
+    after: float
+
+
+def _tests(screened, m, p_max, rank_max):
+    """A Test per (track, candidate, σ_run): step 3 of the method. p_max: the z test's bar (α / candidates);
+    rank_max: the U test's as a rank check (α / tracks)."""
+    if not screened:
+        return []
     pairs = []
-    for t, i in screened:
-        a, b, c = _windows(t, i, W)
+    for t, i, _ in screened:
+        a, b, c = _windows(t, i, m.window)
         pairs.append((t.median[a:b], t.median[b:c]))
-    if not pairs:
-        return [], []
-    pvals = [c.p for c in stats.compare_many(pairs)]
-    aucs = [_auc(x, y) for x, y in pairs]
-    return pvals, aucs
+    u_pvals = [c.p for c in stats.compare_many(pairs)]
+    out = []
+    for (t, i, sigma), (x, y), p_u in zip(screened, pairs, u_pvals):
+        before, after = float(np.median(x)), float(np.median(y))
+        if sigma > 0:
+            if min(len(x), len(y)) < MIN_RUNS_A_SIDE:
+                out.append(Test(1.0, 0.0, False, before, after))
+                continue
+            z = _log_size(before, after) / (MEDIAN_SD_FACTOR * sigma * math.sqrt(1.0 / len(x) + 1.0 / len(y)))
+            p = math.erfc(z / math.sqrt(2))
+            out.append(Test(p, z, p <= p_max and p_u <= rank_max, before, after))
+        else:
+            out.append(Test(p_u, abs(_auc(x, y) - 0.5), p_u <= p_max, before, after))
+    return out
+
+
+def _log_size(before, after):
+    """|log(after / before)|, infinite across zero or a change of sign (as the screen takes it)."""
+    if before == after:
+        return 0.0
+    if before * after <= 0:
+        return math.inf
+    return abs(math.log(after / before))
+
+
+def _best_split(t, lo, hi, first, last, default):
+    """The run j in first..last that best splits runs lo..hi-1 into two levels: the least summed pinball
+    loss at the lower quartile (LOCATION_QUANTILE) of each side's log samples about that side's quartile.
+    Samples, not run medians, because one run's five samples say more than their median; the lower
+    quartile, not the median, because interference only ever slows a sample (spikes), and a run with a few
+    slowed samples looks like the slower level to a median and not to a lower quartile."""
+    runs = [t.samples(k) for k in range(lo, hi)]
+    if all((r > 0).all() for r in runs):
+        runs = [np.log(r) for r in runs]  # ratios: a 10 % shift weighs the same at any level
+    best, best_cost = default, math.inf
+    for j in range(first, last + 1):
+        cost = _pinball(np.concatenate(runs[:j - lo])) + _pinball(np.concatenate(runs[j - lo:]))
+        if cost < best_cost:
+            best, best_cost = j, cost
+    return best
+
+
+def _pinball(x, tau=LOCATION_QUANTILE):
+    """Quantile regression's loss of x about its tau quantile."""
+    d = x - np.quantile(x, tau)
+    return float(np.where(d >= 0, tau * d, (tau - 1) * d).sum())
 
 
 def _auc(x, y):
@@ -251,24 +323,17 @@ def _clusters(found, W):
     return groups
 
 
-def _locate(t, cluster, m, p_max):
+def _locate(t, sigma, cluster, m, p_max, rank_max):
     """The change's run: the best split of the samples around the cluster's strongest candidate."""
     W = m.window
-    strongest = max(cluster, key=lambda c: abs(c[1] - 0.5))[0]
+    strongest = max(cluster, key=lambda c: c[1])[0]
     lo, hi = max(0, strongest - W), min(len(t.run_ids), strongest + W)
     first, last = cluster[0][0], cluster[-1][0]
-    runs = [t.samples(k) for k in range(lo, hi)]
-    best, best_cost = strongest, math.inf
-    for j in range(max(lo + 1, first), min(hi - 1, last) + 1):
-        left, right = np.concatenate(runs[:j - lo]), np.concatenate(runs[j - lo:])
-        cost = np.abs(left - np.median(left)).sum() + np.abs(right - np.median(right)).sum()
-        if cost < best_cost:
-            best, best_cost = j, cost
+    best = _best_split(t, lo, hi, max(lo + 1, first), min(hi - 1, last), strongest)
     for j in dict.fromkeys((best, strongest)):
-        a, b, c = _windows(t, j, W)
-        p = stats.compare_many([(t.median[a:b], t.median[b:c])])[0].p
-        if p <= p_max:
-            before, after = float(np.median(t.median[a:b])), float(np.median(t.median[b:c]))
+        test = _tests([(t, j, sigma)], m, p_max, rank_max)[0]
+        if test.significant:
+            a, b, c = _windows(t, j, W)
             changed = next((s.changed for s in t.series if s.start == j), {})
-            return ChangePoint(t, j, stats.pct_change(before, after), p, b - a, c - b, changed)
+            return ChangePoint(t, j, stats.pct_change(test.before, test.after), test.p, b - a, c - b, changed)
     return None

@@ -262,6 +262,16 @@ def rounds_for(profile, count=0):
     return PROFILE_ROUNDS[profile]
 
 
+def host_failed(failed, targets, host, round_no, why):
+    """`failed` ({target: {round, rounds_done, msg}}) once every target of a host that stopped answering
+    before round `round_no` is in it: those already there keep their own record, the others get
+    "host <host> <why>" at this round, with the rounds before it done."""
+    out = {t: {"round": int(round_no), "rounds_done": int(round_no) - 1, "msg": f"host {host} {why}"}
+           for t in targets}
+    out.update(failed or {})
+    return out
+
+
 def missing_targets(record):
     """The targets a partial run lacks in full: failed ones and those with missing rounds."""
     return set(record.get("failed", {})) | set(record.get("missing-rounds", {}))

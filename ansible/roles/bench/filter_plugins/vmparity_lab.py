@@ -22,4 +22,5 @@ class FilterModule:
             "vmparity_seed": rounds.seed_for,
             "vmparity_rounds": rounds.rounds_for,
             "vmparity_aa_control": aa_control_of,
+            "vmparity_host_failed": rounds.host_failed,
         }
