@@ -48,8 +48,30 @@ void copy_arena_free(struct copy_arena *a)
 	a->base = NULL;
 }
 
-void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n)
+/* The largest slot page offset copy_set_place uses, and the distance between
+ * placements: n rounded up to whole pages, plus a page, so that no two
+ * placements share a page. */
+#define SLOT_OFFSET 256u
+
+static size_t placement_step(size_t n)
 {
+	return round_up(n, PAGE) + PAGE;
+}
+
+int copy_placements(const struct copy_arena *a, size_t n, int want)
+{
+	size_t last_off = (size_t)(COPY_SLOTS - 1) * SLOT_OFFSET;
+
+	if (want < 1 || n + last_off > a->stride)
+		return 1;
+	size_t fit = (a->stride - n - last_off) / placement_step(n) + 1;
+	return fit < (size_t)want ? (int)fit : want;
+}
+
+void copy_set_place_at(struct copy_set *s, const struct copy_arena *a, size_t n, int p)
+{
+	size_t shift = (size_t)p * placement_step(n);
+
 	s->n = n;
 	s->next = 0;
 	for (int slot = 0; slot < COPY_SLOTS; slot++) {
@@ -58,7 +80,7 @@ void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n)
 		 * small distance (dst - src) mod 4096 would make a forward copy's
 		 * loads falsely wait on its own earlier stores (4K aliasing), a
 		 * penalty of the layout and not of the copy being measured. */
-		size_t off = (size_t)slot * 256;
+		size_t off = shift + (size_t)slot * SLOT_OFFSET;
 		s->src[slot] = a->base + 2 * slot * a->stride + off;
 		s->dst[slot] = a->base + (2 * slot + 1) * a->stride + off;
 	}
@@ -67,6 +89,11 @@ void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n)
 		h = h * 6364136223846793005ull + 1442695040888963407ull;
 		s->sample[i] = (size_t)((h >> 33) % n);
 	}
+}
+
+void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n)
+{
+	copy_set_place_at(s, a, n, 0);
 }
 
 uint64_t copy_batch(copy_fn const volatile *fn, struct copy_set *s, uint64_t k)

@@ -38,6 +38,18 @@ void copy_arena_free(struct copy_arena *a);
 /* Places a copy set of n <= a->max_n bytes in the arena. */
 void copy_set_place(struct copy_set *s, const struct copy_arena *a, size_t n);
 
+/* How many placements of n bytes, each on pages of its own, fit in the arena
+ * (1 to want).  The time of a small copy depends on which physical pages its
+ * buffers happen to get: measured here (an AMD EPYC guest), one placement in
+ * three ran a 256-byte copy 40 % slower for as long as it lived, and a new
+ * mapping drew again.  One placement per process made every repetition a
+ * coin toss; several placements per size let the measurement see past it. */
+int copy_placements(const struct copy_arena *a, size_t n, int want);
+
+/* copy_set_place at placement p (0 <= p < copy_placements(a, n, ...)):
+ * the same slots and page offsets, moved to pages no other placement uses. */
+void copy_set_place_at(struct copy_set *s, const struct copy_arena *a, size_t n, int p);
+
 /* k copies through *fn, each checked: before the copy the destination bytes
  * at offsets 0, n-1 and a rolling sample are set to the complement of the
  * source bytes, after it they must equal the source.  Only destination bytes

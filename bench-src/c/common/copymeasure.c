@@ -64,3 +64,31 @@ bad_copy:
 		 s->n, (unsigned long long)ctx.bad);
 	return -1;
 }
+
+int copy_measure_placed(copy_fn const volatile *fn, const struct copy_arena *a, size_t n,
+			int placements, const struct vmp_budget *b, int use_tsc,
+			struct copy_result *r, char *why, size_t whylen)
+{
+	int np = copy_placements(a, n, placements);
+	struct vmp_budget share = *b;
+	struct copy_set set;
+
+	share.total_ns = b->total_ns / (uint64_t)np;
+	share.max_batches = b->max_batches / (unsigned)np;
+	if (share.max_batches < share.min_batches)
+		share.max_batches = share.min_batches;
+	r->copies = 0;
+	for (int p = 0; p < np; p++) {
+		struct copy_result one;
+
+		copy_set_place_at(&set, a, n, p);
+		if (copy_measure(fn, &set, &share, use_tsc, &one, why, whylen) != 0)
+			return -1;
+		if (p == 0 || one.ns_per_op < r->ns_per_op) {
+			r->ns_per_op = one.ns_per_op;
+			r->cycles_per_op = one.cycles_per_op;
+		}
+		r->copies += one.copies;
+	}
+	return 0;
+}

@@ -101,6 +101,53 @@ static void test_copies(void)
 	copy_arena_free(&a);
 }
 
+/* Placements: each on pages of its own, inside the arena, the slots' page
+ * offsets kept; as many as fit, and every one copies correctly. */
+static void test_placements(void)
+{
+	/* a 65536-byte arena slot is 17 pages: 10000 bytes (3 pages + a spare)
+	 * fit 4 times, 4096 bytes 5 times and more, the largest size once */
+	static const struct { size_t n; int want; } cases[] = { { 10, 5 }, { 4096, 5 }, { 10000, 4 }, { 65536, 1 } };
+	struct copy_arena a;
+	struct copy_set s, t;
+	char why[256] = "";
+
+	int rc = copy_arena_init(&a, 65536, why, sizeof(why));
+	if (!vmp_check(rc == 0, "copy buffers set up %s", why))
+		return;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = cases[i].n;
+		int np = copy_placements(&a, n, 5), ok = 1;
+
+		for (int p = 0; p < np && ok; p++) {
+			copy_set_place_at(&s, &a, n, p);
+			for (int slot = 0; slot < COPY_SLOTS; slot++) {
+				uintptr_t src = (uintptr_t)s.src[slot], dst = (uintptr_t)s.dst[slot];
+				ok &= src % 4096 == dst % 4096;
+				ok &= s.src[slot] >= a.base && s.dst[slot] + n <= a.base + a.len;
+			}
+			for (int q = 0; q < p && ok; q++) {
+				copy_set_place_at(&t, &a, n, q);
+				/* no page of placement q's source is a page of p's */
+				ok &= (uintptr_t)(t.src[0] + n - 1) / 4096 < (uintptr_t)s.src[0] / 4096;
+			}
+			ok &= copy_verify_full(&good, &s, why, sizeof(why)) == 0 && copy_batch(&good, &s, 100) == 0;
+		}
+		vmp_check(ok && np == cases[i].want,
+			  "%d placement(s) of %zu bytes on pages of their own %s", np, n, why);
+	}
+	struct vmp_budget b = { .batch_ns = 1000, .total_ns = 100000, .min_batches = 2, .max_batches = 10 };
+	struct copy_result r;
+	copy_fn const volatile nothing = copy_nothing;
+	vmp_check(copy_measure_placed(&nothing, &a, 1024, 5, &b, 0, &r, why, sizeof(why)) != 0,
+		  "the placed measurement refuses a broken copy: %s", why);
+	rc = copy_measure_placed(&good, &a, 1024, 5, &b, 0, &r, why, sizeof(why));
+	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
+		  "the placed measurement of glibc memcpy succeeds (%.1f ns/op over %llu copies)",
+		  rc == 0 ? r.ns_per_op : 0, (unsigned long long)r.copies);
+	copy_arena_free(&a);
+}
+
 static void test_tsc_flags(void)
 {
 	static const struct { const char *flags; int usable; const char *why; } cases[] = {
@@ -172,6 +219,7 @@ static void test_format(void)
 int memcpy_self_test(const char *prog)
 {
 	test_copies();
+	test_placements();
 	test_tsc_flags();
 	test_tsc_live();
 	test_plans();

@@ -36,6 +36,7 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 		plan->budget = (struct vmp_budget){ .batch_ns = 20000, .total_ns = 8000000,
 						    .min_batches = 3, .max_batches = 400 };
 		plan->tsc_window_ns = 2000000;
+		plan->placements = 3;
 		break;
 	case VMP_QUICK:
 		/* Seed sizes plus a coarse sweep (powers of four, 64 B..16 MiB):
@@ -47,6 +48,7 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 		plan->budget = (struct vmp_budget){ .batch_ns = 50000, .total_ns = 30000000,
 						    .min_batches = 5, .max_batches = 2000 };
 		plan->tsc_window_ns = 5000000;
+		plan->placements = 5;
 		break;
 	case VMP_FULL:
 		/* Seed sizes plus every power of two from 64 B to 64 MiB. */
@@ -57,6 +59,7 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 		plan->budget = (struct vmp_budget){ .batch_ns = 100000, .total_ns = 60000000,
 						    .min_batches = 7, .max_batches = 5000 };
 		plan->tsc_window_ns = 20000000;
+		plan->placements = 7;
 		break;
 	}
 	qsort(plan->sizes, (size_t)plan->nsizes, sizeof(plan->sizes[0]), cmp_size);
