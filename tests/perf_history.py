@@ -49,11 +49,12 @@ def main():
     ap.add_argument("--rows", type=int, default=300, help="rows per run (over 3 targets)")
     ap.add_argument("--dir", default="build/bench-history")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=12, help="of the synthetic history: its spreads, shifts and noise")
     ap.add_argument("--vmparity", default=str(Path(sys.executable).with_name("vmparity")))
     a = ap.parse_args()
     results = Path(a.dir) / "results"
     shutil.rmtree(results, ignore_errors=True)
-    plan = plan_for(a.runs, a.rows // len(TARGETS), seed=12)
+    plan = plan_for(a.runs, a.rows // len(TARGETS), seed=a.seed)
     t0 = time.perf_counter()
     hg.write(plan, results / "runs")
     print(f"bench-history: {a.runs} runs × {a.rows} rows × {plan.count} samples written in {time.perf_counter() - t0:.1f} s; "
