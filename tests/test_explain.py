@@ -112,6 +112,14 @@ def test_bad_rules_file_is_named(tmp_path):
         explain.load_rules(p)
 
 
+@pytest.mark.parametrize("value", ["ten", 0, -5, True])
+def test_a_bad_pct_below_is_named(tmp_path, value):
+    p = tmp_path / "rules.yaml"
+    p.write_text(f"- id: r\n  title: t\n  when: [{{pct-below: {value}}}]\n  cause: c\n  fix: f\n")
+    with pytest.raises(InputError, match="pct-below.*expected a percentage above 0"):
+        explain.load_rules(p)
+
+
 def test_real_benchrun_pair_is_explained_by_the_nt_threshold(cli, testdata):
     """benchrun on one host, once with GLIBC_TUNABLES lowering the threshold to 0x40000."""
     data = explained(cli, testdata / "benchrun" / "metal.txt", testdata / "benchrun" / "low-nt.txt")

@@ -20,7 +20,7 @@ from .errors import InputError
 from .names import param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
-              "param-between", "param-above-key", "one-sided", "number-above", "verdict"}
+              "param-between", "param-above-key", "one-sided", "number-above", "verdict", "pct-below"}
 
 
 @dataclass
@@ -139,6 +139,8 @@ def _check_condition(cond, arg):
             return "expected {param: NAME, key: HEADER-KEY}"
     elif cond == "one-sided" and not isinstance(arg, bool):
         return "expected true or false"
+    elif cond == "pct-below" and (isinstance(arg, bool) or not isinstance(arg, (int, float)) or not arg > 0):
+        return "expected a percentage above 0"
     return None
 
 
@@ -194,6 +196,8 @@ def _matches(alt, f, A, B):
                 if not any((v := param_number(side.get(key))) is not None and v > limit for side in (A, B)):
                     return False
         if cond == "verdict" and f.verdict not in (arg if isinstance(arg, list) else [arg]):
+            return False
+        if cond == "pct-below" and (f.pct is None or not abs(f.pct) < arg):
             return False
     return True
 
