@@ -20,7 +20,7 @@ repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS
 	$(MAKE) --no-print-directory $(LAB_BUILD); \
 	echo "==> repro: plan (targets: $(if $(strip $(REPRO_TARGETS)),$(REPRO_TARGETS),every one a scenario names))"; \
 	provision=$$($(VMPARITY) lab repro-plan --variants $(VARIANTS_FILE) --containers $(CONTAINER_VARIANTS_FILE) \
-	  --targets "$(REPRO_TARGETS)" --write $(REPRO_PLAN_DIR)); \
+	  --targets "$(REPRO_TARGETS)" --profile $(PROFILE) --write $(REPRO_PLAN_DIR)); \
 	cat $(REPRO_PLAN_DIR)/bench-vars.json; \
 	echo "==> repro: site.yml (provision, run $(PROFILE), report) as $$run_id"; \
 	$(LAB_SITE) $$provision -e @$(REPRO_PLAN_DIR)/bench-vars.json \

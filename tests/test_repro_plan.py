@@ -59,3 +59,38 @@ def test_bad_variants_file_is_named_with_its_line(cli, tmp_path):
     r = cli("lab", "repro-plan", "--variants", bad)
     assert r.code == 2 and r.out == ""
     assert f"{bad}:" in r.err and "variant 'nosmt', field 'colour': unknown field" in r.err
+
+
+def test_a_scenario_that_needs_more_rounds_raises_the_run_s_rounds(run_plan, tmp_path):
+    # seed 003's interval needs 10 against 10 repetitions to be decided: the quick profile's 5 are raised to 10
+    code, out, err = run_plan()
+    assert code == 0, err
+    assert json.loads(out)["bench_count"] == 10
+    code, out, err = run_plan("--profile", "full")  # 10 already: the profile decides
+    assert code == 0 and "bench_count" not in json.loads(out)
+    code, out, err = run_plan("--targets", "guest-nosmt", "--scenarios", str(only_seed_002(tmp_path)))
+    assert code == 0 and "bench_count" not in json.loads(out)
+    code, out, err = run_plan("--profile", "fast")
+    assert code == 2 and "--profile" in err and "'fast': expected one of smoke, quick, full" in err
+
+
+def only_seed_002(tmp_path):
+    import yaml
+    from importlib import resources
+    data = yaml.safe_load(resources.files("vmparity.repro").joinpath("scenarios.yaml").read_text())
+    data["scenarios"] = [s for s in data["scenarios"] if s["seed"] == "002"]
+    p = tmp_path / "scenarios.yaml"
+    p.write_text(yaml.safe_dump(data))
+    return p
+
+
+@pytest.mark.parametrize("value", [0, "ten", 2.5, True])
+def test_a_bad_min_rounds_is_named_with_its_scenario(run_plan, tmp_path, value):
+    import yaml
+    p = only_seed_002(tmp_path)
+    data = yaml.safe_load(p.read_text())
+    data["scenarios"][0]["min-rounds"] = value
+    p.write_text(yaml.safe_dump(data))
+    code, out, err = run_plan("--scenarios", str(p))
+    assert code == 2 and out == ""
+    assert str(p) in err and "scenario #1 (seed 002): min-rounds" in err and "expected a whole number" in err

@@ -128,6 +128,7 @@ def _parser():
     m.add_argument("--containers", metavar="FILE", help="the container matrix (default: the repository's docker/variants.yml)")
     m.add_argument("--targets", default="", help="space- or comma-separated targets to keep (default: all)")
     m.add_argument("--scenarios", metavar="YAML", help="scenario file (default: the package's vmparity/repro/scenarios.yaml)")
+    m.add_argument("--profile", default="quick", help="benchrun's profile: its rounds, raised to a scenario's min-rounds")
     m.add_argument("--write", metavar="DIR",
                    help="write DIR/bench-vars.json and DIR/provision-vars.json, and print lab-up.yml's arguments")
 

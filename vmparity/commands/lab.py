@@ -25,7 +25,7 @@ def run(a, out, err):
         return _domain_xml(out, a)
     if a.lab_command == "repro-plan":
         return repro_plan.run(out, a.variants or checkout.GUEST_VARIANTS, a.containers or checkout.CONTAINER_VARIANTS,
-                              targets=a.targets, scenarios=a.scenarios, write=a.write)
+                              targets=a.targets, scenarios=a.scenarios, write=a.write, profile=a.profile)
     raise AssertionError(a.lab_command)
 
 

@@ -9,8 +9,9 @@ reads.
 The lab's targets come from the same variant files the lab is built from
 (vmparity.lab.variants), named by vmparity.names. The output is JSON
 extra-vars for ansible/playbooks/bench.yml (`bench_only_by_target`,
-`bench_targets_only`); with --write DIR, also lab-up.yml's settings that start
-only the guests and containers the plan needs.
+`bench_targets_only`, and `bench_count` when a scenario needs more rounds than
+the profile gives: `min-rounds`); with --write DIR, also lab-up.yml's settings
+that start only the guests and containers the plan needs.
 """
 
 import json
@@ -19,7 +20,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..names import container_target, container_variant, guest_target, guest_variant, metal_target
 from ..repro.scenarios import covered_targets, load_scenarios
-from . import variants
+from . import rounds, variants
 
 
 def lab_targets(guests_file, containers_file):
@@ -58,33 +59,51 @@ def provision_vars(by_target):
     return {"guests_variants_only": chosen["guests"], "containers_variants_only": chosen["containers"]}, skip
 
 
-def bench_vars(by_target):
-    """bench.yml's settings for the plan."""
-    return {"bench_only_by_target": by_target, "bench_targets_only": list(by_target)}
+def rounds_needed(scenarios, by_target, profile):
+    """The rounds the run needs: the profile's, or more where a scenario that runs on a planned target asks
+    for more (`min-rounds`: a verdict whose interval needs more samples to be decided)."""
+    want = rounds.rounds_for(profile)
+    for sc in scenarios:
+        if any(present and t in by_target for t, present in covered_targets(sc, list(by_target))):
+            want = max(want, sc.get("min-rounds", 1))
+    return want
 
 
-def write_plan(by_target, directory):
+def bench_vars(by_target, count=0):
+    """bench.yml's settings for the plan; count: rounds instead of the profile's (0: the profile's)."""
+    out = {"bench_only_by_target": by_target, "bench_targets_only": list(by_target)}
+    if count:
+        out["bench_count"] = count
+    return out
+
+
+def write_plan(by_target, directory, count=0):
     """bench-vars.json and provision-vars.json in directory; returns the
     ansible-playbook arguments for lab-up.yml."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     prov, skip = provision_vars(by_target)
-    for name, data in (("bench-vars.json", bench_vars(by_target)), ("provision-vars.json", prov)):
+    for name, data in (("bench-vars.json", bench_vars(by_target, count)), ("provision-vars.json", prov)):
         (directory / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     args = ["-e", f"@{directory.resolve() / 'provision-vars.json'}"]
     return args + (["--skip-tags", ",".join(skip)] if skip else [])
 
 
-def run(out, guests_file, containers_file, targets="", scenarios=None, write=None):
+def run(out, guests_file, containers_file, targets="", scenarios=None, write=None, profile="quick"):
     """The command: print bench.yml's settings, or with `write` write both files and
     print lab-up.yml's arguments. InputError when the plan would run nothing."""
+    if profile not in rounds.PROFILE_ROUNDS:
+        raise InputError("--profile", f"{profile!r}: expected one of {', '.join(rounds.PROFILE_ROUNDS)}")
     wanted = [t for t in targets.replace(",", " ").split() if t]
-    by_target = plan(load_scenarios(scenarios), lab_targets(guests_file, containers_file), wanted)
+    loaded = load_scenarios(scenarios)
+    by_target = plan(loaded, lab_targets(guests_file, containers_file), wanted)
     if not by_target:
         raise InputError("REPRO_TARGETS", "no scenario covers any of the chosen targets")
+    need = rounds_needed(loaded, by_target, profile)
+    count = need if need > rounds.rounds_for(profile) else 0
     if write:
-        out.write(" ".join(write_plan(by_target, write)) + "\n")
+        out.write(" ".join(write_plan(by_target, write, count)) + "\n")
     else:
-        json.dump(bench_vars(by_target), out, indent=2)
+        json.dump(bench_vars(by_target, count), out, indent=2)
         out.write("\n")
     return 0

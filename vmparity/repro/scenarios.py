@@ -28,6 +28,10 @@ def load_scenarios(path=None):
             raise InputError(where, f"scenario #{i + 1} lacks {', '.join(missing)}")
         if sc["seed"] in seen:
             raise InputError(where, f"scenario #{i + 1}: seed {sc['seed']} listed twice")
+        rounds = sc.get("min-rounds", 1)
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise InputError(where, f"scenario #{i + 1} (seed {sc['seed']}): min-rounds {rounds!r}: "
+                                    "expected a whole number of rounds, 1 or more")
         seen.add(sc["seed"])
     return data["scenarios"]
 
