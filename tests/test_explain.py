@@ -1,11 +1,13 @@
 """vmparity explain: each DESIGN.md rule fires on the fingerprint it is about, with evidence."""
 
 import json
+import random
 
 import pytest
 
 import golden
-from vmparity import explain
+import resultgen
+from vmparity import explain, inputs, table
 from vmparity.errors import InputError
 
 
@@ -134,3 +136,31 @@ def test_real_smoke_file_has_a_complete_fingerprint(testdata):
     from vmparity.resultfile import parse_file
     rf = parse_file(testdata / "benchrun" / "smoke-all.txt").require_fingerprint()
     assert {"BenchmarkStorefwd", "BenchmarkFence", "BenchmarkAlign", "BenchmarkSnowflake"} <= {n.split("/")[0] for n in rf.benchmarks}
+
+
+def test_rows_a_subset_run_did_not_select_are_not_measured_there_not_unexplained(tmp_path, cli):
+    """A `make repro` container runs only the jobs its seeds read (benchrun --only, the header's `only:`): the
+    clock and snowflake rows metal has are not differences of the environments, and no rule may claim them."""
+    rng = random.Random(8)
+    metal = dict(resultgen.METAL)
+    box = dict(resultgen.METAL, target="container-nolimit", only="(?:^memcpy-(static|dynamic)/)",
+               **{"target-kind": "container"})
+    benches = resultgen.suite(metal, rng, count=6)
+    subset = {k: v for k, v in resultgen.suite(box, rng, count=6).items() if k.startswith("BenchmarkMemcpy/")}
+    subset[next(iter(subset))].pop("B/s")  # a unit missing inside a benchmark it did run: still one-sided
+    a = resultgen.write(tmp_path / "metal.txt", metal, benches)
+    b = resultgen.write(tmp_path / "container-nolimit.txt", box, subset)
+    t = table.build(inputs.load_all([a, b]))
+    res = explain.explain(t, t.configs, explain.load_rules())
+    assert {explain.family(f.name) for f in res.not_selected} == {"BenchmarkClock", "BenchmarkSnowflake"}
+    assert res.subset_runs == {"container-nolimit": box["only"]}
+    claimed = [f for e in res.explanations for f in e.rows] + res.unexplained
+    assert not [f for f in claimed if not f.name.startswith("BenchmarkMemcpy/")]
+    assert [(f.name, f.unit) for f in res.unexplained if f.side] == [(next(iter(subset)), "B/s")]
+    r = cli("explain", a, b)
+    assert r.code == 0 and "not measured on container-nolimit (its run selected only: (?:^memcpy-" in r.out
+    assert "BenchmarkClock (5 row(s)), BenchmarkSnowflake (8 row(s))" in r.out
+    md = cli("explain", a, b, "--format", "markdown").out
+    assert "Not measured on `container-nolimit`" in md
+    doc = json.loads(cli("explain", a, b, "--format", "json").out)
+    assert doc["subset-runs"] == {"container-nolimit": box["only"]} and len(doc["not-selected"]) == 13

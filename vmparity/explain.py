@@ -57,6 +57,9 @@ class Result:
     missing: dict = field(default_factory=dict)  # absent fingerprint key -> what it would let explain check
     within_noise: list = field(default_factory=list)  # significant rows no larger than the A/A control's
     noise: object = None  # the noise.NoiseModel used, None when the run has no A/A control
+    # rows on one side only because the other side's run measured a subset (its `only:`) without that benchmark
+    not_selected: list = field(default_factory=list)
+    subset_runs: dict = field(default_factory=dict)  # the side that measured a subset -> its `only:` regex
 
 
 def load_rules(path=None):
@@ -221,17 +224,46 @@ def findings(table, within=None):
     return out
 
 
+def family(name):
+    """A benchmark's family: its name up to the first `/` (BenchmarkClock/clock=… -> BenchmarkClock)."""
+    return name.split("/", 1)[0]
+
+
+def _families(table):
+    """{(group, column): the benchmark families with a row there}."""
+    out = {}
+    for r in table.rows:
+        for col in r.cells:
+            out.setdefault((r.group, col), set()).add(family(r.name))
+    return out
+
+
+def _not_selected(f, missing_side, config, families):
+    """A row on one side only because the other side's run selected a subset (benchrun --only, recorded as
+    `only:`) and measured nothing of the row's benchmark: not a difference of the environments."""
+    return bool(config.get("only")) and family(f.name) not in families.get(missing_side, set())
+
+
 def explain(table, configs, rules):
     """configs: {(group, column): header dict}. Returns a Result."""
     base = table.columns[0]
-    explanations, unexplained, within = [], [], []
+    explanations, unexplained, within, not_selected, subset_runs = [], [], [], [], {}
+    families = _families(table)
     for (group, col), fs in findings(table, within).items():
         if (group, base) not in configs or (group, col) not in configs:
             continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
+        subset = [f for f in fs if f.side and _not_selected(f, (group, col if f.side == base else base),
+                                                             B if f.side == base else A, families)]
+        dropped = {id(f) for f in subset}
+        fs = [f for f in fs if id(f) not in dropped]
         names = dict(zip((base, col), _side_names(base, col, A, B)))
-        for f in fs:
+        for f in fs + subset:
             f.side = names.get(f.side, f.side)
+        not_selected += subset
+        for f in subset:
+            other, cfg = (names[col], B) if f.side == names[base] else (names[base], A)
+            subset_runs[other] = cfg["only"]
         explained = set()
         for broad in (False, True):
             for rule in rules:
@@ -247,7 +279,8 @@ def explain(table, configs, rules):
                 explanations.append(e)
         unexplained += [f for f in fs if id(f) not in explained]
     return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base,
-                  within_noise=within, noise=table.noise[0] if table.noise else None)
+                  within_noise=within, noise=table.noise[0] if table.noise else None, not_selected=not_selected,
+                  subset_runs=subset_runs)
 
 
 def _side_names(base, col, A, B):

@@ -3,6 +3,7 @@
 import json
 
 from .. import noise
+from ..explain import family
 from . import fmt, fold
 from .escape import md_code, md_text, terminal
 
@@ -50,6 +51,21 @@ def text(result, out):
         out.write(f"within noise ({len(result.within_noise)} significant row(s) no larger than the A/A control shows):\n")
         for f in result.within_noise:
             out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
+    for side, only, listed in subset_lines(result):
+        out.write(t(f"not measured on {side} (its run selected only: {only}): {listed}") + "\n")
+
+
+def subset_lines(result):
+    """One line per side that measured a subset: which benchmarks the other side has and it did not select."""
+    out = []
+    for side, only in result.subset_runs.items():
+        fams = {}
+        for f in result.not_selected:
+            if f.side != side:
+                fams[family(f.name)] = fams.get(family(f.name), 0) + 1
+        listed = ", ".join(f"{name} ({n} row(s))" for name, n in sorted(fams.items()))
+        out.append((side, only, listed))
+    return out
 
 
 def _md_row(f):
@@ -85,6 +101,8 @@ def markdown(result, out, details=True):
         for f in result.within_noise:
             out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
         out.write(fold.close())
+    for side, only, listed in subset_lines(result):
+        out.write(f"\nNot measured on {md_code(side)} (its run selected only {md_code(only)}): {md_text(listed)}.\n")
 
 
 def to_dict(result):
@@ -103,6 +121,8 @@ def to_dict(result):
         "unexplained": [row(f) for f in result.unexplained],
         "absent-keys": result.missing,
         "within-noise": [row(f) for f in result.within_noise],
+        "not-selected": [row(f) for f in result.not_selected],
+        "subset-runs": result.subset_runs,
         "noise": None if result.noise is None else {
             "metal": result.noise.metal, "aa": result.noise.aa, "rows": result.noise.rows,
             "significant": result.noise.significant, "floor-pct": noise.FLOOR_PCT,
