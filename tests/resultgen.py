@@ -142,3 +142,18 @@ def write(path, config, benches):
 def target_file(tmp_path, config, seed=1, count=10, noise=0.01, name=None):
     rng = random.Random(seed)
     return write(tmp_path / (name or f"{config['target']}.txt"), config, suite(config, rng, count, noise))
+
+
+def explained_pair(tmp_path, metal, box, extra_rows, seed):
+    """explain() of metal against box (their headers): each side the suite of its fingerprint, 6 repetitions,
+    plus extra_rows(side, rng) (side 0 metal, 1 box), written as <target>.txt in tmp_path."""
+    from vmparity import explain, inputs, table
+
+    rng = random.Random(seed)
+    files = []
+    for side, cfg in enumerate((metal, box)):
+        benches = suite(cfg, rng, count=6)
+        benches.update(extra_rows(side, rng))
+        files.append(write(tmp_path / f"{cfg['target']}.txt", cfg, benches))
+    t = table.build(inputs.load_all(files))
+    return explain.explain(t, t.configs, explain.load_rules())

@@ -31,16 +31,13 @@ def storefwd_pair(tmp_path, box_seccomp, slow):
     metal's; the container's seccomp as given."""
     metal = dict(resultgen.METAL, seccomp="disabled")
     box = dict(resultgen.METAL, target="container-nolimit", seccomp=box_seccomp, **{"target-kind": "container"})
-    rng = random.Random(5)
-    files = []
-    for cfg, factor in ((metal, 1.0), (box, slow)):
-        benches = resultgen.suite(cfg, rng, count=6)
-        for form, ns in (("fresh", 3.8), ("overlap", 4.4)):
-            benches[f"BenchmarkStorefwd/size=32/form={form}"] = {
-                "ns/entry": [ns * factor * rng.gauss(1, 0.003) for _ in range(6)], "flushes/op": [196.0] * 6}
-        files.append(resultgen.write(tmp_path / f"{cfg['target']}.txt", cfg, benches))
-    t = table.build(inputs.load_all(files))
-    return explain.explain(t, t.configs, explain.load_rules())
+
+    def storefwd(side, rng):
+        factor = slow if side else 1.0
+        return {f"BenchmarkStorefwd/size=32/form={form}": {
+                    "ns/entry": [ns * factor * rng.gauss(1, 0.003) for _ in range(6)], "flushes/op": [196.0] * 6}
+                for form, ns in (("fresh", 3.8), ("overlap", 4.4))}
+    return resultgen.explained_pair(tmp_path, metal, box, storefwd, seed=5)
 
 
 def test_storefwd_rows_slower_behind_the_filter_are_its_flushes_system_calls(tmp_path):

@@ -1,9 +1,6 @@
 """The spec-store-bypass rule: storefwd and memcpy rows slower where the kernel disables store bypass."""
 
-import random
-
 import resultgen
-from vmparity import explain, inputs, table
 
 STOREFWD = [f"BenchmarkStorefwd/size={s}/form={f}" for s in (28, 32) for f in ("overlap", "fresh")]
 
@@ -12,16 +9,12 @@ def _explained(tmp_path, box_ssb, slow):
     metal = dict(resultgen.METAL, seccomp="disabled", **{"spec-store-bypass": "thread vulnerable"})
     box = dict(resultgen.METAL, target="container-nolimit", seccomp="filter (1 filters)", kernel="5.10.0-28-amd64",
                **{"target-kind": "container", "spec-store-bypass": box_ssb})
-    rng = random.Random(5)
-    files = []
-    for cfg, factor in ((metal, 1.0), (box, slow)):
-        benches = resultgen.suite(cfg, rng, count=6)
-        for name in STOREFWD:  # the fresh form twice as slow, as measured with PR_SPEC_DISABLE on an EPYC
-            base = 4.5 * (factor if "fresh" in name else 1.0)
-            benches[name] = {"ns/entry": [base * rng.gauss(1, 0.01) for _ in range(6)]}
-        files.append(resultgen.write(tmp_path / f"{cfg['target']}.txt", cfg, benches))
-    t = table.build(inputs.load_all(files))
-    return explain.explain(t, t.configs, explain.load_rules())
+
+    def storefwd(side, rng):  # the fresh form twice as slow, as measured with PR_SPEC_DISABLE on an EPYC
+        factor = slow if side else 1.0
+        return {name: {"ns/entry": [4.5 * (factor if "fresh" in name else 1.0) * rng.gauss(1, 0.01) for _ in range(6)]}
+                for name in STOREFWD}
+    return resultgen.explained_pair(tmp_path, metal, box, storefwd, seed=5)
 
 
 def test_fresh_rows_slower_under_store_bypass_disable_are_explained(tmp_path):

@@ -238,12 +238,6 @@ def _families(table):
     return out
 
 
-def _not_selected(f, missing_side, config, families):
-    """A row on one side only because the other side's run selected a subset (benchrun --only, recorded as
-    `only:`) and measured nothing of the row's benchmark: not a difference of the environments."""
-    return bool(config.get("only")) and family(f.name) not in families.get(missing_side, set())
-
-
 def explain(table, configs, rules):
     """configs: {(group, column): header dict}. Returns a Result."""
     base = table.columns[0]
@@ -253,17 +247,20 @@ def explain(table, configs, rules):
         if (group, base) not in configs or (group, col) not in configs:
             continue  # the whole target is absent on one side: nothing to compare or explain
         A, B = configs[(group, base)], configs[(group, col)]
-        subset = [f for f in fs if f.side and _not_selected(f, (group, col if f.side == base else base),
-                                                             B if f.side == base else A, families)]
-        dropped = {id(f) for f in subset}
-        fs = [f for f in fs if id(f) not in dropped]
         names = dict(zip((base, col), _side_names(base, col, A, B)))
-        for f in fs + subset:
+        kept = []
+        for f in fs:
+            missing = (col if f.side == base else base) if f.side else None
+            only = missing and configs[(group, missing)].get("only")
+            # on one side only because the other side's run selected a subset (benchrun --only, recorded as
+            # `only:`) and measured nothing of the row's benchmark: not a difference of the environments
+            if only and family(f.name) not in families.get((group, missing), set()):
+                not_selected.append(f)
+                subset_runs[names[missing]] = only
+            else:
+                kept.append(f)
             f.side = names.get(f.side, f.side)
-        not_selected += subset
-        for f in subset:
-            other, cfg = (names[col], B) if f.side == names[base] else (names[base], A)
-            subset_runs[other] = cfg["only"]
+        fs = kept
         explained = set()
         for broad in (False, True):
             for rule in rules:

@@ -59,14 +59,12 @@ def provision_vars(by_target):
     return {"guests_variants_only": chosen["guests"], "containers_variants_only": chosen["containers"]}, skip
 
 
-def rounds_needed(scenarios, by_target, profile):
-    """The rounds the run needs: the profile's, or more where a scenario that runs on a planned target asks
-    for more (`min-rounds`: a verdict whose interval needs more samples to be decided)."""
-    want = rounds.rounds_for(profile)
-    for sc in scenarios:
-        if any(present and t in by_target for t, present in covered_targets(sc, list(by_target))):
-            want = max(want, sc.get("min-rounds", 1))
-    return want
+def extra_rounds(scenarios, by_target, profile):
+    """bench_count for the plan: the largest `min-rounds` of a scenario that runs on a planned target (a
+    verdict whose interval needs more samples to be decided) where it exceeds the profile's rounds, else 0."""
+    want = max((sc.get("min-rounds", 1) for sc in scenarios
+                if any(present for _, present in covered_targets(sc, list(by_target)))), default=1)
+    return want if want > rounds.rounds_for(profile) else 0
 
 
 def bench_vars(by_target, count=0):
@@ -99,8 +97,7 @@ def run(out, guests_file, containers_file, targets="", scenarios=None, write=Non
     by_target = plan(loaded, lab_targets(guests_file, containers_file), wanted)
     if not by_target:
         raise InputError("REPRO_TARGETS", "no scenario covers any of the chosen targets")
-    need = rounds_needed(loaded, by_target, profile)
-    count = need if need > rounds.rounds_for(profile) else 0
+    count = extra_rounds(loaded, by_target, profile)
     if write:
         out.write(" ".join(write_plan(by_target, write, count)) + "\n")
     else:

@@ -1,6 +1,7 @@
 """Render explain results as text, Markdown or JSON."""
 
 import json
+from collections import Counter
 
 from .. import noise
 from ..explain import family
@@ -59,12 +60,8 @@ def subset_lines(result):
     """One line per side that measured a subset: which benchmarks the other side has and it did not select."""
     out = []
     for side, only in result.subset_runs.items():
-        fams = {}
-        for f in result.not_selected:
-            if f.side != side:
-                fams[family(f.name)] = fams.get(family(f.name), 0) + 1
-        listed = ", ".join(f"{name} ({n} row(s))" for name, n in sorted(fams.items()))
-        out.append((side, only, listed))
+        fams = Counter(family(f.name) for f in result.not_selected if f.side != side)
+        out.append((side, only, ", ".join(f"{name} ({n} row(s))" for name, n in sorted(fams.items()))))
     return out
 
 
