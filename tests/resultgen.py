@@ -157,3 +157,28 @@ def explained_pair(tmp_path, metal, box, extra_rows, seed):
         files.append(write(tmp_path / f"{cfg['target']}.txt", cfg, benches))
     t = table.build(inputs.load_all(files))
     return explain.explain(t, t.configs, explain.load_rules())
+
+
+def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None):
+    """A lab run directory: metal, metal-aa and container-nolimit measured in interleaved rounds.
+    Every round has a shared drift factor (the machine's speed that moment) that hits all three.
+    effect=(name prefix, factor) changes those rows of the container; metal_spell=(name prefix,
+    factor) slows those rows of metal alone (its pass ran in slow spells)."""
+    rng = random.Random(seed)
+    run.mkdir(parents=True, exist_ok=True)
+    drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
+    for target in ("metal", "metal-aa", "container-nolimit"):
+        cfg = dict(METAL, target=target, count=str(count))
+        if target == "container-nolimit":
+            cfg["target-kind"] = "container"
+        benches = suite(cfg, random.Random(rng.random()), count=count, noise=noise)
+        for name, units in benches.items():
+            for unit, vals in units.items():
+                scale = list(drifts)
+                if effect and target == "container-nolimit" and effect[0] in name:
+                    scale = [x * (effect[1] if unit != "B/s" else 1 / effect[1]) for x in scale]
+                if metal_spell and target == "metal" and metal_spell[0] in name:
+                    scale = [x * (metal_spell[1] if unit != "B/s" else 1 / metal_spell[1]) for x in scale]
+                units[unit] = [v * (x if unit != "B/s" else 1 / x) for v, x in zip(vals, scale)]
+        write(run / f"{target}.txt", cfg, benches)
+    return run

@@ -1,7 +1,8 @@
 """The A/A control rule (vmparity.noise): drift within noise is not flagged, a real effect is."""
 
-import random
+import math
 
+import numpy as np
 import pytest
 import resultgen
 from vmparity import inputs, noise, stats, table
@@ -9,27 +10,8 @@ from vmparity.names import aa_control_of, is_aa_control, is_lab_metal
 
 
 def _run(tmp_path, effect=None, drift=0.0, seed=0, count=5, noise_sd=0.02, metal_spell=None):
-    """A run dir with metal, metal-aa and container-nolimit measured in interleaved rounds:
-    every round has a shared drift factor (the machine's speed that moment) that hits all three.
-    metal_spell=(name prefix, factor) slows those rows of metal alone (its pass ran in slow spells)."""
-    rng = random.Random(seed)
-    run = tmp_path / "run"
-    run.mkdir()
-    drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
-    for target in ("metal", "metal-aa", "container-nolimit"):
-        cfg = dict(resultgen.METAL, target=target, count=str(count))
-        if target == "container-nolimit":
-            cfg["target-kind"] = "container"
-        benches = resultgen.suite(cfg, random.Random(rng.random()), count=count, noise=noise_sd)
-        for name, units in benches.items():
-            for unit, vals in units.items():
-                scale = [d for d in drifts]
-                if effect and target == "container-nolimit" and effect[0] in name:
-                    scale = [s * (effect[1] if unit != "B/s" else 1 / effect[1]) for s in scale]
-                if metal_spell and target == "metal" and metal_spell[0] in name:
-                    scale = [s * (metal_spell[1] if unit != "B/s" else 1 / metal_spell[1]) for s in scale]
-                units[unit] = [v * (s if unit != "B/s" else 1 / s) for v, s in zip(vals, scale)]
-        resultgen.write(run / f"{target}.txt", cfg, benches)
+    """The table of a generated lab run (resultgen.lab_run), every target side by side."""
+    run = resultgen.lab_run(tmp_path / "run", seed, count, noise_sd, drift, effect, metal_spell)
     return table.build([inputs.load(run)], by="target")
 
 
@@ -76,33 +58,77 @@ def test_a_slow_spell_of_metal_alone_is_within_noise(tmp_path):
     for r in hit:
         d = r.deltas["container-nolimit"]
         m = t.noise[0]
-        assert d.comparison.significant and abs(d.pct) > m.band(r.name, r.unit), (r.unit, d.pct, m.band(r.name, r.unit))
+        band = m.band(r.name, r.unit, r.spreads.get("container-nolimit"), d.comparison.n2)
+        assert d.comparison.significant and abs(d.pct) > band, (r.unit, d.pct, band)
         assert d.within_noise, (r.unit, d.pct, m.change_from_aa(r.name, r.unit, d.pct))
 
 
-def test_a_difference_must_clear_the_band_against_both_passes():
-    def delta(pct):
-        return table.Delta(stats.Comparison(p=0.008, n1=5, n2=5, alpha=0.05), pct, "worse" if pct > 0 else "better")
-
+def _model(spread=0.01, n=6, aa=None, scale=1.0):
+    """A noise model of one row, BenchmarkX/a=1 ns/op, with both passes' spread `spread` (log units)."""
     row = ("BenchmarkX/a=1", "ns/op")
-    m = noise.NoiseModel("metal", "metal-aa", 1, 0, {row: 50.0}, {("BenchmarkX", "ns/op"): 5.0},
-                         row_aa_change={row: -50.0})  # metal-aa twice as fast as metal on this row
-    assert m.band(*row) == 50.0
-    assert not m.beyond(*row, delta(-55.0))  # like metal-aa: -10 % against it
-    assert m.beyond(*row, delta(-80.0))  # -60 % against metal-aa too
-    assert m.beyond(*row, delta(+60.0))  # slower than both passes
+    return noise.NoiseModel("metal", "metal-aa", 1, 0, {row: abs(aa or 0.0)}, {("BenchmarkX", "ns/op"): scale},
+                            row_aa_change={row: aa} if aa is not None else {}, base_spread={row: (spread, n)})
+
+
+def _delta(pct, n=6):
+    return table.Delta(stats.Comparison(p=0.008, n1=n, n2=n, alpha=0.05), pct, "worse" if pct > 0 else "better")
+
+
+def test_a_difference_must_clear_the_band_against_both_passes():
+    row = ("BenchmarkX/a=1", "ns/op")
+    m = _model(spread=0.10, aa=-50.0)  # metal-aa twice as fast as metal on this row
+    assert not m.beyond(*row, _delta(-55.0))  # like metal-aa: -10 % against it
+    assert m.beyond(*row, _delta(-80.0))  # -60 % against metal-aa too
+    assert m.beyond(*row, _delta(+60.0))  # slower than both passes
     assert m.change_from_aa("BenchmarkX/a=1", "ns/op", -55.0) == pytest.approx(-10.0)
-    # A row the A/A pass lacks has metal as its only baseline.
-    assert m.beyond("BenchmarkX/a=2", "ns/op", delta(-55.0))
+    # A row the A/A pass lacks has metal as its only baseline, and no evidence of its spread: the floor.
+    assert m.beyond("BenchmarkX/a=2", "ns/op", _delta(-55.0))
+    assert m.band("BenchmarkX/a=2", "ns/op") == noise.FLOOR_PCT
 
 
-def test_band_has_a_floor_and_follows_the_family():
-    m = noise.NoiseModel("metal", "metal-aa", 3, 0, {("BenchmarkX/a=1", "ns/op"): 1.0, ("BenchmarkX/a=2", "ns/op"): 9.0,
-                                                     ("BenchmarkY", "ns/op"): 0.1},
-                         {("BenchmarkX", "ns/op"): 8.6, ("BenchmarkY", "ns/op"): 0.1})
-    assert m.band("BenchmarkY", "ns/op") == noise.FLOOR_PCT
-    assert m.band("BenchmarkX/a=1", "ns/op") == 8.6  # the family's spread, above the row's own 1 %
-    assert m.band("BenchmarkX/a=2", "ns/op") == 9.0  # the row's own A/A change, above the family's
+def test_band_comes_from_the_rows_own_repetitions_and_the_family_scale():
+    row = ("BenchmarkX/a=1", "ns/op")
+    quiet, noisy = _model(spread=0.001), _model(spread=0.05)
+    assert quiet.band(*row) == noise.FLOOR_PCT  # repetitions that agree to 0.1 %: the floor
+    se = noise.MEDIAN_SE * (2 * 0.05 ** 2 / 6) ** 0.5
+    assert noisy.band(*row) == pytest.approx(100 * (math.exp(noise.K_SE * se) - 1))
+    # a noisy target widens its own band; the A/A control's family scale widens every band of the family
+    assert noisy.band(*row, target_spread=0.2, n_target=6) > noisy.band(*row)
+    assert _model(spread=0.05, scale=2.0).band(*row) == pytest.approx(100 * (math.exp(2 * noise.K_SE * se) - 1))
+
+
+def test_family_scale_is_robust_to_a_few_spells_and_never_below_one():
+    assert noise._scale([0.5, 0.7, 0.6, 0.8]) == 1.0  # quieter than the repetitions promise: λ stays 1
+    calm = [0.67] * 20
+    assert noise._scale(calm + [40.0, 50.0]) == pytest.approx(noise._scale(calm), rel=0.05)  # two spells barely move it
+    assert noise._scale([2.0] * 10) == pytest.approx(2 * 1.4826)
+
+
+def test_minimum_detectable_effect_holds_against_a_simulation():
+    """A run claims an MDE for a row; targets that differ by that much are found about 80 % of the
+    time (a little more: the claim errs on the safe side), by half of it far less often.
+    Simulated runs of lognormal noise: both passes and the target, 6 rounds each."""
+    rng = np.random.default_rng(7)
+    sigma, n = 0.01, 6
+    row = ("BenchmarkX/a=1", "ns/op")
+    rates = {1.0: [], 0.5: []}
+    for _ in range(30):
+        base, aa = np.exp(rng.normal(0, sigma, n)), np.exp(rng.normal(0, sigma, n))
+        s = stats.log_spread_block(np.vstack([base, aa]))
+        aa_pct = stats.pct_change(np.median(base), np.median(aa))
+        m = _model(spread=math.sqrt((s[0] ** 2 + s[1] ** 2) / 2), n=n, aa=aa_pct)
+        mde = m.mde(*row)
+        assert 0.5 < mde < 6.0
+        for share in rates:
+            found = 0
+            for _ in range(40):
+                target = np.exp(rng.normal(math.log1p(share * mde / 100), sigma, n))
+                d = table.Delta(stats.compare_many([(base, target)])[0],
+                                stats.pct_change(np.median(base), np.median(target)), "worse")
+                found += m.beyond(*row, d, float(stats.log_spread_block(target[None, :])[0]))
+            rates[share].append(found / 40)
+    assert 0.75 <= np.mean(rates[1.0]) <= 0.97, np.mean(rates[1.0])
+    assert np.mean(rates[0.5]) <= 0.4, np.mean(rates[0.5])
 
 
 def test_explain_lists_within_noise_rows_not_as_unexplained(tmp_path, cli):

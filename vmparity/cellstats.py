@@ -28,6 +28,17 @@ def summarize(cells, confidence):
     return center, lo, hi
 
 
+def log_spreads(cells):
+    """The robust spread of each cell's log values (stats.log_spread_block), one per cell."""
+    m = len(cells.n)
+    out = np.empty(m)
+    for at in range(0, m, CHUNK_CELLS):
+        for n, idx in _by_size(cells.n[at:at + CHUNK_CELLS]):
+            for part in _blocks(idx + at, n):
+                out[part] = stats.log_spread_block(_gather(cells, part, n))
+    return out
+
+
 def compare(cells, base, other):
     """(p-values, all-equal flags) of the U test of each cell `other[i]` against
     the baseline cell `base[i]` of its row."""

@@ -11,7 +11,7 @@ import sys
 
 from . import __version__
 from .errors import InputError
-from .options import percent, probability, results_dir
+from .options import effects, percent, probability, results_dir
 from .render.escape import terminal
 
 
@@ -81,7 +81,19 @@ def _parser():
 
     s = sub.add_parser("noise", help="a run's noise figures: the A/A control, and per target the rows beyond noise")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
-    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--alpha", type=probability, default=0.05)
+
+    s = sub.add_parser("power", help="plant known effects into copies of a run's target files: recall and false alarms")
+    s.add_argument("run", metavar="RUN", help="run directory or run-id")
+    s.add_argument("--target", action="append", metavar="TARGET",
+                   help="plant into this target (repeatable; default: every target but metal, its A/A pass and TCG guests)")
+    s.add_argument("--effects", type=effects, metavar="PCTS", help="comma-separated effects in %% "
+                   "(default -20,-10,-5,-3,3,5,10,20; + is a slowdown)")
+    s.add_argument("--rows", type=int, default=25, help="benchmarks planted per trial (default 25)")
+    s.add_argument("--trials", type=int, default=4, help="trials per effect and target (default 4)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--format", default="text", choices=["text", "json"])
 
     s = sub.add_parser("history", help="every benchmark row per target over the stored runs, with change points")
     s.add_argument("--results-dir", default=argparse.SUPPRESS, help="as the global option (runs are read from DIR/runs)")
@@ -103,6 +115,11 @@ def _parser():
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
     m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")
+    m = lab.add_parser("disturbed", help="find one host's disturbed repetitions in a staging run and plan their re-measures "
+                       "(writes remeasured/<host>/plan.json, prints it)")
+    m.add_argument("staging", metavar="STAGING_RUN_DIR")
+    m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
+    m.add_argument("--max", type=int, default=8, metavar="N", help="re-measure at most N repetitions, the largest shifts first")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")
@@ -157,6 +174,9 @@ def _dispatch(a, out, err):
         return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
     if a.command == "noise":
         return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
+    if a.command == "power":
+        return cmd.run(a.run, out, err, results_dir=a.results_dir, targets=a.target, effects=a.effects, rows=a.rows,
+                       ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format)
     if a.command == "lab":
         return cmd.run(a, out, err)
     if a.command == "history":

@@ -34,6 +34,7 @@ class Finding:
     p: float
     verdict: str
     side: str = ""  # for one-sided rows: the side that has it
+    mde: float = None  # within-noise rows: the smallest change in % the run could have called beyond noise
 
 
 @dataclass
@@ -209,13 +210,15 @@ def findings(table, within=None):
     """Significant rows beyond noise and rows present on one side only, per group
     and column; significant rows within noise go to `within` (a list) instead."""
     base = table.columns[0]
+    model = table.noise[0] if table.noise else None
     out = {}
     for r in table.rows:
         for col in table.columns[1:]:
             d = r.deltas.get(col)
             if d is not None and d.comparison.significant and d.within_noise:
                 if within is not None:
-                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+                    mde = model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2) if model else None
+                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde))
             elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
             elif d is None and (base in r.cells) != (col in r.cells):

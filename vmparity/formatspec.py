@@ -25,3 +25,8 @@ def required_keys():
 def series_keys():
     """Fingerprint keys whose values make a history series like-for-like."""
     return list(spec()["series-keys"])
+
+
+def speed_units():
+    """Units a change of speed moves (time per operation, throughput)."""
+    return set(spec()["speed-units"])

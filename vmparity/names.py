@@ -42,6 +42,17 @@ def split_name(name):
     return base, params, procs
 
 
+def job_of(name):
+    """The benchrun job that measures a benchmark (bench-src/go/benchrun/jobs.go):
+    `memcpy-<link>/tunable=<variant>` for memcpy, the program's name otherwise
+    (`BenchmarkClock/...` -> `clock`). What the lab re-measures as one piece."""
+    base, params, _ = split_name(name)
+    program = base.removeprefix("Benchmark").lower()
+    if program == "memcpy" and "link" in params and "tunable" in params:
+        return f"memcpy-{params['link']}/tunable={params['tunable']}"
+    return program
+
+
 def param_number(value):
     """A parameter or header value as a finite number (`1024`, `0x3000000`, `4.0`), else None.
 

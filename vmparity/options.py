@@ -40,3 +40,14 @@ def results_dir(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a directory; expected the results directory (holding runs/)")
     return text
 
+
+
+def effects(text):
+    """--effects: comma-separated non-zero finite percentages above -100 (e.g. -10,5,10)."""
+    out = []
+    for part in text.split(","):
+        value = _number(part.strip())
+        if not (math.isfinite(value) and value != 0 and value > -100):
+            raise argparse.ArgumentTypeError(f"{part.strip()!r}: expected a non-zero percentage above -100 (e.g. -10,5,10)")
+        out.append(value)
+    return out

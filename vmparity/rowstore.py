@@ -39,6 +39,7 @@ class RowStore:
         cells.row = None
 
         self._center, self._lo, self._hi = cellstats.summarize(cells, confidence)
+        self._spread = cellstats.log_spreads(cells)  # the noise model's evidence of each cell's own noise
         for k in np.flatnonzero(exact_cell):
             s = stats.summarize_exact(_values(cells, k))
             self._center[k], self._lo[k], self._hi[k] = s.center, s.lo, s.hi
@@ -86,6 +87,11 @@ class RowStore:
             out[self.columns[self._col.item(k)]] = stats.Summary(self._center.item(k), lo, hi, n,
                                                                  self._summary_warnings(exact, n, lo, hi))
         return out
+
+    def spreads(self, i):
+        """column -> the robust spread of the cell's log values (NaN where it means nothing)"""
+        return {self.columns[self._col.item(k)]: self._spread.item(k)
+                for k in range(self._row_start.item(i), self._row_start.item(i + 1))}
 
     def deltas(self, i):
         """column -> Delta, for the cells compared with the row's baseline cell"""
@@ -209,6 +215,10 @@ class StoredRow:
     @property
     def deltas(self):
         return self._store.deltas(self._i)
+
+    @property
+    def spreads(self):
+        return self._store.spreads(self._i)
 
     def mark_within_noise(self, column):
         self._store.mark_within_noise(self._i, column)

@@ -130,8 +130,12 @@ def apply_noise(table, models):
     table.noise = [m for m in models if m.rows]
     for m in table.noise:
         for r in table.rows:
-            for col, d in r.deltas.items():
-                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d):
+            deltas = r.deltas
+            if not any(d.comparison.significant for d in deltas.values()):
+                continue
+            spreads = r.spreads
+            for col, d in deltas.items():
+                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
                     r.mark_within_noise(col)
 
 

@@ -4,7 +4,7 @@ table.build keeps the numbers of a big table packed (rowstore.py) and hands
 out rows that read them on demand; these are the plain rows that code
 building a table by hand (a two-column view of a run, tests) uses. Both
 answer the same attributes: group, name, unit, higher_better, cells,
-deltas, and mark_within_noise().
+deltas, spreads, and mark_within_noise().
 """
 
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ class Row:
     higher_better: bool
     cells: dict  # column -> stats.Summary (missing columns absent)
     deltas: dict = field(default_factory=dict)  # column -> Delta (non-baseline columns)
+    spreads: dict = field(default_factory=dict)  # column -> robust spread of its log values (noise.py)
 
     def mark_within_noise(self, column):
         self.deltas[column].within_noise = True

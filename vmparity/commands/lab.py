@@ -1,13 +1,13 @@
 """`vmparity lab …`: the lab's contracts as commands for the Makefile and the
 Ansible roles, so each has one definition in vmparity.lab: the round merge
-(bench role), the variant files (`make variants-check`, the guests and
+and the disturbed repetitions' re-measure plan (bench role), the variant files (`make variants-check`, the guests and
 containers roles), the domain XML and the repro plan (`make repro`)."""
 
 import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..lab import checkout, domain_xml, repro_plan, rounds, variants
+from ..lab import checkout, disturbed, domain_xml, repro_plan, rounds, variants
 
 
 def run(a, out, err):
@@ -16,6 +16,11 @@ def run(a, out, err):
         out.write(f"merged {len(merged)} target(s) from their rounds: {', '.join(merged)}\n")
         for target, ks in sorted(missing.items()):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
+        return 0
+    if a.lab_command == "disturbed":
+        if a.max < 0:
+            raise InputError("--max", f"expected 0 or more re-measures, got {a.max}")
+        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max)) + "\n")
         return 0
     if a.lab_command == "variants" and a.variants_kind == "guests":
         return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)

@@ -1,10 +1,16 @@
 """A run's trust figures, one place for the report's first lines, the end of
-`make lab-up` and `make lab-noise`: the A/A noise share, and per target the
-rows beyond noise and the ones no rule explains."""
+`make lab-up` and `make lab-noise`: the A/A noise share, per target the rows
+beyond noise and the ones no rule explains, and how small a difference the
+run could have seen (the minimum detectable effect per benchmark family)."""
 
+import math
 from dataclasses import dataclass
 
-from ..names import is_aa_control
+import numpy as np
+
+from ..formatspec import speed_units
+from ..names import is_aa_control, split_name
+from ..sensitivity import POWER
 
 
 @dataclass
@@ -46,4 +52,60 @@ def lines(table, explained):
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained} unexplained, {f.within} within noise")
+    return out + sensitivity_lines(table)
+
+
+@dataclass
+class FamilySensitivity:
+    target: str
+    family: str  # the benchmark's base name
+    unit: str
+    rows: int
+    median: float  # minimum detectable effect in %, median over the family's rows (inf: none)
+    worst: float
+
+
+def sensitivity(table):
+    """[FamilySensitivity] per target (not the A/A pass) and benchmark family, in the
+    units a change of speed moves, from the run's noise model; [] without one."""
+    if not table.noise:
+        return []
+    m = table.noise[0]
+    speed = speed_units()
+    per = {}
+    for r in table.rows:
+        if r.unit not in speed:
+            continue
+        spreads = None
+        for col, d in r.deltas.items():
+            if is_aa_control(col):
+                continue
+            if spreads is None:
+                spreads = r.spreads
+            per.setdefault((col, split_name(r.name)[0], r.unit), []).append(
+                m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2))
+    out = []
+    for (col, family, unit), v in per.items():
+        finite = [x for x in v if math.isfinite(x)]
+        out.append(FamilySensitivity(col, family, unit, len(v),
+                                     float(np.median(v)) if len(finite) * 2 > len(v) else math.inf, max(v)))
     return out
+
+
+def sensitivity_lines(table):
+    """One line per target: each family's median and worst minimum detectable effect."""
+    by_target = {}
+    for f in sensitivity(table):
+        by_target.setdefault(f.target, []).append(f)
+    out = []
+    if by_target:
+        out.append(f"sensitivity: the smallest change each target's rows would show beyond noise with {POWER:.0%} power "
+                   "(minimum detectable effect, median / worst row of each benchmark family):")
+    for target, fams in by_target.items():
+        out.append(f"  {target}: " + "; ".join(f"{f.family.removeprefix('Benchmark')} {f.unit} "
+                                              f"{_pct(f.median)} / {_pct(f.worst)}" for f in fams))
+    return out
+
+
+def _pct(x):
+    return f"{x:.1f} %" if math.isfinite(x) else "∞"

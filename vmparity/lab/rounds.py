@@ -24,6 +24,7 @@ import random
 from pathlib import Path
 
 from ..errors import InputError
+from . import disturbed
 
 SCHEMA = "vmparity-rounds/1"
 
@@ -66,12 +67,18 @@ def schedule(targets, rounds, seed, limits=None):
     return out
 
 
-def _split(path):
-    """A round file as (config [(key, value)], extra lines, Benchmark lines)."""
+def _read(path):
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(path, f"cannot read round file: {e}") from None
+
+
+def _split(path, text=None):
+    """A round file (or `text`, what it holds after a re-measure, disturbed.py) as
+    (config [(key, value)], extra lines, Benchmark lines)."""
+    if text is None:
+        text = _read(path)
     config, extra, body = [], [], []
     for i, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -93,10 +100,12 @@ def _split(path):
     return config, extra, body
 
 
-def merge_target(round_files):
+def merge_target(round_files, texts=None):
     """One result file's text from the round files of one target (in round order),
-    and {key: [value per round]} for keys that changed between rounds."""
-    parts = [_split(p) for p in round_files]
+    and {key: [value per round]} for keys that changed between rounds.
+    texts: {path: text} to read instead of those files (a round with a re-measured job)."""
+    texts = texts or {}
+    parts = [_split(p, texts.get(p)) for p in round_files]
     first = dict(parts[0][0])
     order = [k for k, _ in parts[0][0]]
     changed = {}
@@ -206,9 +215,19 @@ def merge(staging_run):
                 planned.setdefault(target, set()).add(rec["round"])
     missing = {t: sorted(ks - {k for k, _ in files.get(t, [])}) for t, ks in planned.items()}
     missing = {t: ks for t, ks in missing.items() if ks}
+    replaced, remeasured = disturbed.replacements(staging_run)
+    texts = {}  # round file -> its text with the re-measured jobs in place
+    for (target, k), jobs in replaced.items():
+        f = dict(files.get(target, [])).get(k)
+        if f is not None:
+            texts[f] = _read(f)
+            for job, new in jobs:
+                texts[f] = disturbed.replace_job(texts[f], job, new)
+    disturbed.after_shifts(remeasured, {t: {k: texts.get(f) or _read(f) for k, f in files[t]}
+                                        for t in {r["target"] for r in remeasured} if t in files})
     changed = {}
     for target, rfs in files.items():
-        text, moved = merge_target([f for _, f in sorted(rfs)])
+        text, moved = merge_target([f for _, f in sorted(rfs)], texts)
         (staging_run / f"{target}.txt").write_text(text, encoding="utf-8")
         if moved:
             changed[target] = moved
@@ -226,6 +245,8 @@ def merge(staging_run):
         "failed-hosts": failed_hosts,
         "partial": bool(missing or failed or failed_hosts),
     }
+    if remeasured:
+        record["remeasured"] = remeasured
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
 
@@ -250,7 +271,7 @@ def load_record(run_dir):
 
 # benchrun's repetitions per profile (bench-src/go/benchrun/options.go Counts):
 # the lab runs them as this many rounds of one repetition each.
-PROFILE_ROUNDS = {"smoke": 1, "quick": 5, "full": 10}
+PROFILE_ROUNDS = {"smoke": 1, "quick": 6, "full": 10}
 
 
 def rounds_for(profile, count=0):

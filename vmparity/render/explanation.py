@@ -1,6 +1,7 @@
 """Render explain results as text, Markdown or JSON."""
 
 import json
+import math
 from collections import Counter
 
 from .. import noise
@@ -12,7 +13,8 @@ from .escape import md_code, md_text, terminal
 def _row(f):
     if f.side:
         return f"{f.name} {f.unit}: only on {f.side}"
-    return f"{f.name} {f.unit}: {fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f})"
+    seen = f"; could see {fmt.mde(f.mde)}" if f.mde is not None else ""
+    return f"{f.name} {f.unit}: {fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{seen})"
 
 
 def _heading(e):
@@ -104,8 +106,11 @@ def markdown(result, out, details=True):
 
 def to_dict(result):
     def row(f):
-        return {"group": f.group, "benchmark": f.name, "unit": f.unit, "pct": f.pct, "p": f.p,
-                "verdict": f.verdict, "only-on": f.side or None}
+        out = {"group": f.group, "benchmark": f.name, "unit": f.unit, "pct": f.pct, "p": f.p,
+               "verdict": f.verdict, "only-on": f.side or None}
+        if f.mde is not None:
+            out["mde-pct"] = f.mde if math.isfinite(f.mde) else None
+        return out
     return {
         "schema": "vmparity-explain/1",
         "explanations": [
@@ -123,7 +128,7 @@ def to_dict(result):
         "noise": None if result.noise is None else {
             "metal": result.noise.metal, "aa": result.noise.aa, "rows": result.noise.rows,
             "significant": result.noise.significant, "floor-pct": noise.FLOOR_PCT,
-            "family-quantile": noise.FAMILY_QUANTILE},
+            "band-standard-errors": noise.K_SE},
     }
 
 

@@ -43,6 +43,13 @@ def pct(p):
     return "?" if p is None else f"{p:+.2f}%"
 
 
+def mde(x):
+    """A minimum detectable effect: `±2.4%`, or why there is none."""
+    if x is None:
+        return "?"
+    return f"±{x:.1f}%" if math.isfinite(x) else "none (too few samples to reach α)"
+
+
 def p_n(c):
     """benchstat's `p=0.000 n=10` (or n=10+8 when the sides differ)."""
     n = f"n={c.n1}" if c.n1 == c.n2 else f"n={c.n1}+{c.n2}"

@@ -3,9 +3,11 @@ noise figure from its A/A control, the rounds that ran on a busy host, and
 fingerprint keys that moved during the run. Every value is escaped: names
 come from result files and process names from the host."""
 
+import math
+
 from ..lab import figures, rounds
-from ..noise import FAMILY_QUANTILE, FLOOR_PCT, family_summary
-from ..render import fold
+from ..noise import FLOOR_PCT, K_SE
+from ..sensitivity import POWER
 from ..render.escape import md_code, md_text
 
 
@@ -19,19 +21,43 @@ def noise(ctx):
         out.append(f"**Noise:** the A/A control ({md_code(m.metal)} measured twice in every round, the second pass "
                    f"as {md_code(m.aa)}) differs significantly in **{m.significant} of {m.rows} rows "
                    f"({100 * m.share:.1f} %)**. A difference counts as *beyond noise* when it is significant and larger "
-                   f"than max({FLOOR_PCT:g} %, the row's A/A change, the {100 * FAMILY_QUANTILE:.0f}th percentile of "
-                   f"its benchmark's A/A changes) against both passes of {md_code(m.metal)}; smaller ones are listed "
-                   f"as within noise (docs/noise.md).")
+                   f"than its row's band against both passes of {md_code(m.metal)}: max({FLOOR_PCT:g} %, {K_SE:g} "
+                   f"standard errors of the change, from the row's own repetitions, widened by what the A/A control "
+                   f"shows for its benchmark); smaller ones are listed as within noise (docs/noise.md).")
     for f in figures.per_target(t, ctx.explained):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "
                    f"{f.within} within noise")
-    spread = [f"| {md_code(base, in_table=True)} | {md_code(unit, in_table=True)} | {q:.1f} % | {n} |"
-              for m in t.noise for base, unit, q, n in family_summary(m)]
-    out += [fold.open_("A/A spread per benchmark").rstrip("\n"), "",
-            f"| benchmark | unit | {100 * FAMILY_QUANTILE:.0f}th pct of \\|Δ\\| (metal-aa vs metal) | rows |",
-            "|---|---|--:|--:|", *spread, fold.close().rstrip("\n")]
+    out += ["", sensitivity_table(t)]
     return "\n".join(out) + "\n"
+
+
+def sensitivity_table(t):
+    """How small a change the run could have seen: per benchmark family and target, the
+    median and worst row's minimum detectable effect (80 % power)."""
+    fams = figures.sensitivity(t)
+    if not fams:
+        return ""
+    targets = list(dict.fromkeys(f.target for f in fams))
+    cells = {(f.family, f.unit, f.target): f for f in fams}
+    keys = list(dict.fromkeys((f.family, f.unit) for f in fams))
+    head = "| benchmark | unit | " + " | ".join(md_code(x, in_table=True) for x in targets) + " |"
+    rows = [f"| {md_code(b, in_table=True)} | {md_code(u, in_table=True)} | "
+            + " | ".join(_mde_cell(cells.get((b, u, x))) for x in targets) + " |" for b, u in keys]
+    return "\n".join([f"**Sensitivity:** the smallest change this run would call beyond noise with {POWER:.0%} power "
+                      "(minimum detectable effect), median / worst row of each benchmark family; a change below it "
+                      "may be there unseen. `vmparity power RUN` checks these figures by planting known shifts.", "",
+                      head, "|---|---|" + "--:|" * len(targets), *rows])
+
+
+def _mde_cell(f):
+    if f is None:
+        return "–"
+    return f"{_pct(f.median)} / {_pct(f.worst)}"
+
+
+def _pct(x):
+    return f"{x:.1f} %" if math.isfinite(x) else "∞"
 
 
 def hygiene(ctx):

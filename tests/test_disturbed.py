@@ -1,0 +1,108 @@
+"""Disturbed repetitions (vmparity.lab.disturbed): a job's rows all slower in one round are
+found, measured again and put in place at the merge; a real difference in every round is not."""
+
+import json
+
+import pytest
+
+import resultgen
+from vmparity.errors import InputError
+from vmparity.lab import disturbed, rounds
+from vmparity.names import job_of
+from vmparity.power import plant
+from vmparity.resultfile import parse_file
+
+TARGETS = ("metal", "metal-aa", "container-nolimit")
+CLOCK = "clock"
+
+
+def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005):
+    """A staging run of TARGETS; scale: {(target, round or None for every round): (job, factor)}."""
+    staging = tmp_path / "run"
+    plan = rounds.schedule(list(TARGETS), n_rounds, seed=5)
+    for k, order in enumerate(plan, 1):
+        d = staging / "rounds" / str(k)
+        d.mkdir(parents=True)
+        (d / "host-localhost.json").write_text(json.dumps(
+            {"host": "localhost", "round": k, "seed": 5, "order": order, "hygiene": {}, "timings": {}}))
+        for t in order:
+            path = resultgen.target_file(d, dict(resultgen.METAL, target=t, count="1"), seed=100 * k + len(t),
+                                         count=1, noise=noise)
+            for (target, at), (job, factor) in (scale or {}).items():
+                if target == t and at in (None, k):
+                    text = path.read_text()
+                    names = {line.split()[0] for line in text.split("\n")
+                             if line.startswith("Benchmark") and job_of(line.split()[0]) == job}
+                    path.write_text(plant.scale_lines(text, names, (factor - 1) * 100))
+    return staging
+
+
+def test_a_round_with_every_row_of_a_job_70_percent_slower_is_flagged(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
+    rec = disturbed.plan(staging, "localhost", limit=8)
+    assert [(f["target"], f["round"], f["job"]) for f in rec["remeasure"]] == [("metal-aa", 2, CLOCK)]
+    f = rec["remeasure"][0]
+    assert f["shift-pct"] == pytest.approx(70, abs=3) and f["only"] == "^clock$"
+    assert (staging / f["file"]).parent == staging / "remeasured" / "localhost"
+    assert json.loads((staging / "remeasured" / "localhost" / "plan.json").read_text()) == rec
+
+
+def test_a_real_10_percent_difference_in_every_round_is_not_flagged(tmp_path):
+    staging = _stage(tmp_path, scale={("container-nolimit", None): (CLOCK, 1.1)})
+    assert disturbed.plan(staging, "localhost", limit=8)["remeasure"] == []
+
+
+def test_speed_ups_and_small_shifts_are_not_flagged(tmp_path):
+    staging = _stage(tmp_path, scale={("metal", 3): (CLOCK, 0.6), ("metal-aa", 4): (CLOCK, 1.015)})
+    assert disturbed.plan(staging, "localhost", limit=8)["remeasure"] == []
+
+
+def test_the_limit_keeps_the_largest_shifts(tmp_path):
+    staging = _stage(tmp_path, scale={("metal", 1): (CLOCK, 1.3), ("metal-aa", 5): (CLOCK, 1.9),
+                                      ("container-nolimit", 3): ("snowflake", 1.5)})
+    rec = disturbed.plan(staging, "localhost", limit=2)
+    assert [(f["target"], f["job"]) for f in rec["remeasure"]] == [("metal-aa", CLOCK), ("container-nolimit", "snowflake")]
+    assert disturbed.plan(staging, "localhost", limit=0)["remeasure"] == []
+
+
+def test_merge_puts_the_remeasure_in_place_and_records_both(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
+    rec = disturbed.plan(staging, "localhost", limit=8)
+    f = rec["remeasure"][0]
+    again = resultgen.target_file(tmp_path, dict(resultgen.METAL, target="metal-aa", count="1", only="^clock$"),
+                                  seed=999, count=1, noise=0.005, name="again.txt").read_text()
+    (staging / f["file"]).write_text("\n".join(line for line in again.split("\n")
+                                               if not line.startswith("Benchmark") or job_of(line.split()[0]) == CLOCK))
+    rounds.merge(staging)
+    merged = parse_file(staging / "metal-aa.txt")
+    clock = [b for name, b in merged.benchmarks.items() if job_of(name) == CLOCK]
+    assert clock and all(len(v) == 6 for b in clock for v in b.values)
+    slowest = max(max(b.values[0]) / min(b.values[0]) for b in clock)
+    assert slowest < 1.2  # the +70 % repetition is gone from the merged file
+    assert "only" not in merged.config  # the round's header, not the re-measure's, is kept
+    (entry,) = json.loads((staging / "rounds.json").read_text())["remeasured"]
+    assert entry["status"] == "measured again" and entry["shift-pct"] == pytest.approx(70, abs=3)
+    assert abs(entry["after-shift-pct"]) < 3
+
+
+def test_a_remeasure_that_did_not_finish_keeps_the_first_measurement(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
+    disturbed.plan(staging, "localhost", limit=8)
+    rounds.merge(staging)
+    (entry,) = json.loads((staging / "rounds.json").read_text())["remeasured"]
+    assert entry["status"].startswith("not measured again")
+    clock = [b for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items() if job_of(name) == CLOCK]
+    assert max(max(b.values[0]) / min(b.values[0]) for b in clock) > 1.5
+
+
+def test_bad_host_record_is_named(tmp_path):
+    staging = _stage(tmp_path, n_rounds=3)
+    (staging / "rounds" / "1" / "host-localhost.json").write_text("{not json")
+    with pytest.raises(InputError, match="host-localhost.json"):
+        disturbed.plan(staging, "localhost", limit=8)
+
+
+def test_job_of_follows_benchrun():
+    assert job_of("BenchmarkMemcpy/link=static/tunable=l3-3q/size=1024") == "memcpy-static/tunable=l3-3q"
+    assert job_of("BenchmarkClock/clock=monotonic/path=vdso") == "clock"
+    assert job_of("BenchmarkSnowflake/impl=atomic/procs=2-2") == "snowflake"

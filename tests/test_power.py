@@ -1,0 +1,74 @@
+"""The planted-effect check (vmparity power): known shifts planted into a copy of a run are
+counted right, the run itself is never touched, and the figures are reproducible."""
+
+import json
+
+import pytest
+
+import resultgen
+from vmparity.power import plant, trials
+
+
+def _run(tmp_path, **kw):
+    return resultgen.lab_run(tmp_path / "run", seed=4, count=6, noise=0.005, **kw)
+
+
+def test_plant_scales_time_up_and_throughput_down_and_leaves_counts():
+    text = "BenchmarkX/a=1\t100\t10 ns/op\t2e9 B/s\t7 insns/iter\nBenchmarkY\t1\t5 ns/op"
+    out = plant.scale_lines(text, {"BenchmarkX/a=1"}, 10.0, ["B/s"]).split("\n")
+    fields = out[0].split("\t")
+    assert float(fields[2].split()[0]) == pytest.approx(11.0)
+    assert float(fields[3].split()[0]) == pytest.approx(2e9 / 1.1)
+    assert fields[4] == "7 insns/iter" and out[1] == "BenchmarkY\t1\t5 ns/op"
+    assert plant.factor(-10) == pytest.approx(1 / 1.1)  # a speed-up is the same factor the other way
+
+
+def test_large_planted_effects_are_found_and_counted_per_row(tmp_path):
+    run = _run(tmp_path)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    res = trials.run_trials(run, effects=(20.0, -20.0), rows=5, trials=2, seed=3)
+    assert res.baseline == "metal" and list(res.run_beyond) == ["container-nolimit"]
+    for e in res.effects:
+        # 5 benchmarks a trial; memcpy has two speed units, the others one
+        assert 10 <= e.planted <= 20 and e.found == e.planted, (e.effect, e.found, e.planted)
+        assert e.detectable == e.planted and e.detectable_found == e.found
+        assert e.unplanted_beyond == 0
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # planted into a copy only
+
+
+def test_an_effect_below_the_noise_is_not_found(tmp_path):
+    res = trials.run_trials(_run(tmp_path), effects=(0.2,), rows=10, trials=2, seed=3)
+    (e,) = res.effects
+    assert e.planted > 0 and e.found == 0 and e.detectable == 0
+
+
+def test_seeded_and_reproducible(tmp_path, cli):
+    run = _run(tmp_path)
+    a = cli("power", run, "--effects", "5,-5", "--rows", "6", "--trials", "2", "--format", "json")
+    b = cli("power", run, "--effects", "5,-5", "--rows", "6", "--trials", "2", "--format", "json")
+    assert a.code == 0 and a.out == b.out
+    doc = json.loads(a.out)
+    assert doc["schema"] == "vmparity-power/1" and [e["effect-pct"] for e in doc["effects"]] == [5.0, -5.0]
+    c = cli("power", run, "--effects", "5,-5", "--rows", "6", "--trials", "2", "--seed", "9", "--format", "json")
+    assert c.out != a.out
+    text = cli("power", run, "--rows", "3", "--trials", "1")
+    assert text.code == 0 and "false alarms: the A/A control" in text.out and "container-nolimit" in text.out
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--target", "metal-aa"], "--target"),
+    (["--target", "nope"], "--target"),
+    (["--effects", "0"], "--effects"),
+    (["--effects", "x"], "--effects"),
+    (["--rows", "0"], "--rows"),
+])
+def test_bad_options_are_usage_errors(tmp_path, cli, args, word):
+    r = cli("power", _run(tmp_path), *args)
+    assert r.code == 2 and word in r.err
+
+
+def test_a_run_without_an_aa_control_is_refused(tmp_path, cli):
+    run = _run(tmp_path)
+    (run / "metal-aa.txt").unlink()
+    r = cli("power", run)
+    assert r.code == 2 and "A/A control" in r.err

@@ -1,0 +1,202 @@
+"""Disturbed repetitions: a job's rows all slower together in one round.
+
+On a shared host the speed comes and goes in spells that can last a whole
+benchmark program (a neighbour's burst, the lab's own controller, a CFS
+quota period that throttled): every row that program printed in that round
+is slower by about the same factor, and with five or six rounds one such
+repetition moves a row's median and decides its U test. So after a host's
+rounds, each (target, round, job) is held against the same target's other
+rounds: per row, the log ratio of this round's value to the row's median
+over the rounds (oriented so that slower is positive); the repetition is
+*disturbed* when the median of those ratios over the job's rows is at least
+
+    max(MIN_SHIFT_PCT, K_SCATTER · the job's usual scatter)
+
+(the usual scatter: 1.4826 · MAD of that median over every target and round
+of the host) and at least AGREE of its rows are slower than their median.
+A real difference of a target is in all of its rounds, so it moves the
+median, not one round: it is never flagged. Only slowdowns are flagged:
+interference slows, it does not speed up.
+
+The lab measures each flagged repetition again (`benchrun --only '^job$'`,
+at most bench_remeasure_max per host, the largest shifts first) after the
+rounds; merge-rounds puts the new lines in place of the old in that round,
+and rounds.json keeps both figures under `remeasured`. Nothing is dropped
+silently.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..formatspec import known_units, speed_units
+from ..names import job_of
+from ..stats import MAD_NORMAL
+
+MIN_SHIFT_PCT = 3.0
+K_SCATTER = 4.0
+AGREE = 3 / 4
+MIN_ROUNDS = 3  # fewer rounds have no median to be disturbed against
+
+
+def round_values(path):
+    """{(benchmark, unit): value} of one round file (one repetition: count 1)."""
+    return _values_of_text(Path(path).read_text(encoding="utf-8"))
+
+
+def shifts(rounds):
+    """{(round, job): (median slowdown in log units, share of rows slower than their median, rows)}
+    for one target; rounds: {round: {(benchmark, unit): value}}."""
+    higher = {u for u, h in known_units().items() if h}
+    speed = speed_units()
+    rows = {}
+    for k, values in rounds.items():
+        for (name, unit), v in values.items():
+            if unit in speed and v > 0:
+                rows.setdefault((name, unit), {})[k] = math.log(v) * (-1 if unit in higher else 1)
+    per = {}
+    for (name, unit), by_round in rows.items():
+        if len(by_round) < MIN_ROUNDS:
+            continue
+        centre = float(np.median(list(by_round.values())))
+        for k, lv in by_round.items():
+            per.setdefault((k, job_of(name)), []).append(lv - centre)
+    out = {}
+    for key, devs in per.items():
+        med = float(np.median(devs))
+        out[key] = (med, float(np.mean(np.asarray(devs) > 0)), len(devs))
+    return out
+
+
+def find(by_target, limit):
+    """Disturbed repetitions of one host's targets, largest shift first, at most `limit`.
+    by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
+    with flagged = [{"target", "round", "job", "shift-pct", "rows"}]."""
+    all_shifts = {t: shifts(rs) for t, rs in by_target.items() if len(rs) >= MIN_ROUNDS}
+    by_job = {}
+    for per in all_shifts.values():
+        for (_, job), (med, _, _) in per.items():
+            by_job.setdefault(job, []).append(med)
+    threshold = {job: max(math.log1p(MIN_SHIFT_PCT / 100),
+                          K_SCATTER * MAD_NORMAL * float(np.median(np.abs(np.asarray(meds) - np.median(meds)))))
+                 for job, meds in by_job.items()}
+    flagged = []
+    for t, per in all_shifts.items():
+        for (k, job), (med, agree, n) in per.items():
+            if med >= threshold[job] and agree >= AGREE:
+                flagged.append({"target": t, "round": k, "job": job, "shift-pct": round(math.expm1(med) * 100, 2),
+                                "rows": n})
+    flagged.sort(key=lambda f: (-f["shift-pct"], f["target"], f["round"], f["job"]))
+    return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
+
+
+def only_regex(job):
+    """benchrun's --only for exactly this job."""
+    return f"^{re.escape(job)}$"
+
+
+# -- the lab's steps: plan the re-measures of one host, put them in place at the merge --
+
+PLAN_DIR = "remeasured"
+
+
+def plan(staging_run, host, limit):
+    """Find the disturbed repetitions of `host`'s targets in a staging run and write
+    remeasured/<host>/plan.json: each with the file its re-measure goes to and
+    benchrun's --only for it. Returns the plan."""
+    staging_run = Path(staging_run)
+    rounds_dir = staging_run / "rounds"
+    by_target = {}
+    for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
+        rec = d / f"host-{host}.json"
+        if not rec.is_file():
+            continue
+        for target in _order(rec):
+            f = d / f"{target}.txt"
+            if f.is_file():
+                by_target.setdefault(target, {})[int(d.name)] = round_values(f)
+    flagged, thresholds = find(by_target, limit)
+    out_dir = staging_run / PLAN_DIR / host
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for n, f in enumerate(flagged, 1):
+        f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
+    record = {"host": host, "limit": limit, "threshold-pct": thresholds, "remeasure": flagged}
+    (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def _order(host_record):
+    try:
+        return json.loads(Path(host_record).read_text(encoding="utf-8")).get("order", [])
+    except (OSError, ValueError) as e:
+        raise InputError(host_record, f"expected the bench role's JSON record of a round: {e}") from None
+
+
+def replacements(staging_run):
+    """{(target, round): [(job, re-measured text)]} and the records for rounds.json, from
+    every host's plan; a planned re-measure whose file is missing is recorded, not applied."""
+    staging_run = Path(staging_run)
+    out, records = {}, []
+    for plan_file in sorted((staging_run / PLAN_DIR).glob("*/plan.json")):
+        rec = json.loads(plan_file.read_text(encoding="utf-8"))
+        for f in rec.get("remeasure", []):
+            path = staging_run / f["file"]
+            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows")}
+            entry.update(host=rec["host"], **{"threshold-pct": rec["threshold-pct"].get(f["job"])})
+            if path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n")):
+                out.setdefault((f["target"], f["round"]), []).append((f["job"], path.read_text(encoding="utf-8")))
+                entry["status"] = "measured again"
+            else:
+                entry["status"] = "not measured again (the re-measure did not finish): the first measurement is kept"
+            records.append(entry)
+    return out, records
+
+
+def replace_job(text, job, new_text):
+    """A round file's text with the result lines of `job` replaced by those of `new_text`
+    (at the place of the first line replaced); configuration and other jobs stay."""
+    new = [line for line in new_text.split("\n") if line.startswith("Benchmark")]
+    out, placed = [], False
+    for line in text.split("\n"):
+        fields = line.split(maxsplit=1)
+        if line.startswith("Benchmark") and fields and job_of(fields[0]) == job:
+            if not placed:
+                out.extend(new)
+                placed = True
+            continue
+        out.append(line)
+    if not placed:
+        out.extend(new)
+    return "\n".join(out)
+
+
+def after_shifts(records, texts_by_target):
+    """Add each applied record's shift after the re-measure (`after-shift-pct`), from the
+    target's round texts with the replacements in place: {target: {round: text}}."""
+    cache = {}
+    for r in records:
+        if r["status"] != "measured again":
+            continue
+        t = r["target"]
+        if t not in cache:
+            cache[t] = shifts({k: _values_of_text(text) for k, text in texts_by_target.get(t, {}).items()})
+        med = cache[t].get((r["round"], r["job"]))
+        r["after-shift-pct"] = None if med is None else round(math.expm1(med[0]) * 100, 2)
+    return records
+
+
+def _values_of_text(text):
+    out = {}
+    for line in text.split("\n"):
+        fields = line.split()
+        if len(fields) >= 4 and fields[0].startswith("Benchmark"):
+            for v, u in zip(fields[2::2], fields[3::2]):
+                try:
+                    out[(fields[0], u)] = float(v)
+                except ValueError:
+                    continue
+    return out

@@ -1,0 +1,139 @@
+"""Planted-effect trials: draw rows, plant, decide as the report does, count.
+
+One trial plants one effect into `rows` benchmarks of one target, drawn at
+random (seeded per target, effect and trial) from those the baseline has too,
+in a copy of the run; the copy goes through table.build exactly as `vmparity
+report` and `vmparity noise` build it, so the decision counted is theirs. A
+planted row is *found* when it is beyond noise with the verdict of the
+planted direction (worse for a slowdown). The figures beside recall:
+
+- the MDE check: recall among the planted rows whose minimum detectable
+  effect (noise.NoiseModel.mde, from the unplanted run) is at most the effect,
+  which should be at least sensitivity.POWER if the MDE is what it claims;
+- false alarms: the unplanted rows of the target beyond noise in the trials
+  (real differences of the target count here too: compare with the run's own
+  figure), and the A/A control's significant rows.
+"""
+
+import random
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import inputs, table
+from ..formatspec import speed_units
+from ..errors import InputError
+from ..names import is_aa_control, is_lab_metal
+from . import plant
+
+DEFAULT_EFFECTS = (-20.0, -10.0, -5.0, -3.0, 3.0, 5.0, 10.0, 20.0)
+DEFAULT_ROWS = 25
+DEFAULT_TRIALS = 4
+
+
+@dataclass
+class EffectResult:
+    target: str
+    effect: float
+    planted: int = 0
+    found: int = 0
+    detectable: int = 0  # planted rows whose MDE is at most the effect
+    detectable_found: int = 0
+    unplanted: int = 0
+    unplanted_beyond: int = 0
+
+    @property
+    def recall(self):
+        return self.found / self.planted if self.planted else 0.0
+
+
+@dataclass
+class PowerResult:
+    run: str
+    seed: int
+    rows: int
+    trials: int
+    baseline: str
+    aa_rows: int = 0
+    aa_significant: int = 0
+    run_beyond: dict = field(default_factory=dict)  # target -> (beyond noise, rows) in the unplanted run
+    effects: list = field(default_factory=list)  # EffectResult
+
+
+def default_targets(columns, kinds):
+    """The targets a planted effect says something about: not the baseline, not the
+    A/A pass, not TCG guests (emulation differs from metal in nearly every row)."""
+    return [c for c in columns[1:] if not is_aa_control(c) and not is_lab_metal(c) and kinds.get(c) != "tcg-guest"]
+
+
+def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, rows=DEFAULT_ROWS,
+               trials=DEFAULT_TRIALS, seed=1, alpha=0.05):
+    loaded = inputs.load(run, results_dir)
+    if not loaded.is_run:
+        raise InputError(run, "expected a run directory or run-id, not a single file")
+    files = {rf.target: rf for rf in loaded.files}
+    base = table.build([loaded], by="target", alpha=alpha)
+    if not base.noise:
+        raise InputError(run, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
+    model = base.noise[0]
+    kinds = {c: base.configs.get(("", c), {}).get("target-kind") for c in base.columns}
+    targets = list(targets or default_targets(base.columns, kinds))
+    for t in targets:
+        if t not in base.columns[1:] or is_aa_control(t):
+            raise InputError("--target", f"{t!r} is not a target of {run} to plant into; expected one of "
+                             f"{', '.join(default_targets(base.columns, kinds)) or '(none)'}")
+    if not targets:
+        raise InputError(run, "no target to plant into (only metal, its A/A pass and TCG guests)")
+    res = PowerResult(str(loaded.path), seed, rows, trials, model.metal, model.rows, model.significant)
+    mde = {}
+    for r in base.rows:
+        for t in targets:
+            d = r.deltas.get(t)
+            if d is not None:
+                mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2)
+    for t in targets:
+        ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
+        res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+    with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
+        copy = Path(tmp) / loaded.path.name
+        copy.mkdir()
+        for rf in loaded.files:
+            shutil.copyfile(rf.path, copy / Path(rf.path).name)
+        for t in targets:
+            rf = files[t]
+            text = Path(rf.path).read_text(encoding="utf-8")
+            higher = [u for u, h in rf.declared_units.items() if h]
+            candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
+                                 if name in files[model.metal].benchmarks})
+            for effect in effects:
+                er = EffectResult(t, effect)
+                for k in range(trials):
+                    rng = random.Random(f"{seed}:{t}:{effect}:{k}")
+                    names = set(rng.sample(candidates, min(rows, len(candidates))))
+                    (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
+                    _count(table.build([inputs.load(copy)], by="target", alpha=alpha), t, names, effect, mde, er)
+                res.effects.append(er)
+    return res
+
+
+def _count(t, target, names, effect, mde, er):
+    want = "worse" if effect > 0 else "better"
+    speed = speed_units()
+    for r in t.rows:
+        d = r.deltas.get(target)
+        if d is None or r.unit not in speed:
+            continue
+        beyond = d.comparison.significant and not d.within_noise
+        if r.name in names:
+            if (target, r.name, r.unit) not in mde:
+                continue
+            found = beyond and d.verdict == want
+            er.planted += 1
+            er.found += found
+            if mde[(target, r.name, r.unit)] <= abs(effect):
+                er.detectable += 1
+                er.detectable_found += found
+        else:
+            er.unplanted += 1
+            er.unplanted_beyond += beyond

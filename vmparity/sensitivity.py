@@ -1,0 +1,79 @@
+"""How small a difference the U test can see: the power side of the noise rule.
+
+The A/A control measures false alarms; this module gives the other error
+rate's figure, the *minimum detectable effect*. For two samples of n1 and n2
+normal values with standard deviation σ, the two-sided Mann–Whitney U test at
+level α detects a shift of d·σ with probability `u_power(n1, n2, α, d)`;
+`u_shift_for_power` inverts that: the shift (in σ) found with the given power
+(80 % by default, the usual choice in power analysis).
+
+The figures come from a seeded simulation with common random numbers (the
+same draws at every shift, so power grows monotonically with the shift and
+the bisection is exact for those draws): deterministic, cached per (n1, n2,
+α, power), and checked against a fresh simulation in tests/test_sensitivity.py.
+A normal model is right for the log values of a quiet row (docs/noise.md): the
+spells of a shared host are what the disturbed-repetition check removes.
+"""
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from . import utest
+
+POWER = 0.8
+DRAWS = 4000
+SEED = 20261125
+MAX_SHIFT = 40.0  # σ: beyond this the test is as good as blind (n too small for α)
+
+
+def u_power(n1, n2, alpha, shift, draws=DRAWS, seed=SEED):
+    """P(p <= alpha) of the two-sided U test for normal samples whose means differ by `shift` σ."""
+    x, y = _draws(n1, n2, draws, seed)
+    return float(np.mean(utest.pvalues(x, y + shift) <= alpha))
+
+
+@lru_cache(maxsize=None)
+def u_shift_for_power(n1, n2, alpha, power=POWER):
+    """The smallest shift in σ that the U test finds with `power` (inf when it never does:
+    with too few samples no shift reaches alpha)."""
+    if n1 < 1 or n2 < 1 or 2 / math.comb(n1 + n2, n1) > alpha:
+        return math.inf
+    if u_power(n1, n2, alpha, MAX_SHIFT) < power:
+        return math.inf
+    lo, hi = 0.0, MAX_SHIFT
+    for _ in range(24):
+        mid = (lo + hi) / 2
+        if u_power(n1, n2, alpha, mid) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+GRID_STEP = 0.05  # σ between the points of a power curve
+
+
+@lru_cache(maxsize=None)
+def u_power_curve(n1, n2, alpha):
+    """(shifts in σ, power at each) from 0 to where the power reaches 0.999 (or MAX_SHIFT)."""
+    shifts, power = [0.0], [u_power(n1, n2, alpha, 0.0)]
+    while power[-1] < 0.999 and shifts[-1] < MAX_SHIFT:
+        shifts.append(shifts[-1] + GRID_STEP)
+        power.append(u_power(n1, n2, alpha, shifts[-1]))
+    return np.array(shifts), np.maximum.accumulate(np.array(power))
+
+
+def u_power_at(n1, n2, alpha, shift):
+    """The U test's power at `shift` σ, interpolated on its curve (0 when n can never reach alpha)."""
+    if n1 < 1 or n2 < 1 or 2 / math.comb(n1 + n2, n1) > alpha:
+        return 0.0
+    x, p = u_power_curve(n1, n2, alpha)
+    return float(np.interp(abs(shift), x, p))
+
+
+@lru_cache(maxsize=64)
+def _draws(n1, n2, draws, seed):
+    rng = np.random.default_rng([seed, n1, n2])
+    return rng.standard_normal((draws, n1)), rng.standard_normal((draws, n2))
