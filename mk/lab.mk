@@ -16,7 +16,7 @@ RESULTS_DIR      ?= $(ROOT)/results
 LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
   -e vmparity_cache_dir=$(CACHE_DIR) -e bench_results_dir=$(RESULTS_DIR)
 
-.PHONY: lab-up bench-lab lab-noise lab-down lab-lint test-lab
+.PHONY: lab-up bench-lab lab-noise lab-power lab-down lab-lint test-lab
 
 # The lab's one pipeline, for lab-up, bench-lab and repro alike: the build
 # steps on the controller (LAB_BUILD), then ansible/playbooks/site.yml, whose
@@ -63,6 +63,14 @@ lab-noise: ## Measure the lab's noise: run lab-up and print its A/A and per-targ
 	if [ -z "$(NOISE_RUN)" ]; then $(MAKE) --no-print-directory lab-up; fi; \
 	run="$(NOISE_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
 	echo "lab-noise: $$run"; $(VMPARITY) --results-dir $(RESULTS_DIR) noise $$run
+
+POWER_RUN  ?=
+POWER_ARGS ?=
+lab-power: $(STAMPS)/venv ## Plant known shifts into a copy of the newest lab run (POWER_RUN=<id>): recall per effect size and false alarms
+	@set -euo pipefail; run="$(POWER_RUN)"; \
+	[ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
+	[ -n "$$run" ] || { echo "lab-power: no lab run in $(RESULTS_DIR)/runs; run make lab-up first" >&2; exit 2; }; \
+	echo "lab-power: $$run"; $(VMPARITY) --results-dir $(RESULTS_DIR) power $$run $(POWER_ARGS)
 
 lab-down: $(STAMPS)/venv ## Remove every domain, overlay, container and image the lab made, and nothing else
 	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/lab-down.yml $(LAB_ARGS)

@@ -163,11 +163,15 @@ def test_rounds_interleave_targets_one_at_a_time_with_an_aa_control(lab):
         assert config["memcpy-tunables-min"].endswith("=" + config["memcpy-nt-threshold-min"])
     noise = subprocess.run([str(VENV_BIN / "vmparity"), "noise", str(run_dir)], capture_output=True, text=True)
     assert noise.returncode == 0 and noise.stdout.startswith("A/A noise (metal-aa vs metal): "), noise
+    # the run states how small a change it could have seen, per target and family (two rounds: none)
+    assert "sensitivity: the smallest change each target's rows would show" in noise.stdout, noise.stdout
+    assert "remeasured" not in rec or all(r["target"] in targets for r in rec["remeasured"])
     report = subprocess.run([str(VENV_BIN / "vmparity"), "report", str(run_dir), "--out", str(lab.results_dir / "rep")],
                             capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     md = (lab.results_dir / "rep" / "report.md").read_text()
     assert md.splitlines()[2].startswith("**Noise:** the A/A control (`metal` measured twice")
+    assert "**Sensitivity:** the smallest change this run would call beyond noise" in md
 
 
 def test_each_guest_fingerprint_shows_its_variant(lab):

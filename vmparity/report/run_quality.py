@@ -77,6 +77,19 @@ def hygiene(ctx):
                 out.append(f"- ⚠ round {md_text(r['round'])} started on a busy host: load "
                            f"{md_text(h.get('loadavg', '?'))}; busy: {md_code(busy)} "
                            f"(over {md_text(h.get('busy-threshold', 'the threshold'))})")
+    redone = rec.get("remeasured", [])
+    if redone:
+        out.append(f"- {len(redone)} repetition(s) ran in a slow spell (a job's rows all slower together in one round) "
+                   "and were measured again after the rounds (docs/noise.md, *Disturbed repetitions*):")
+        for r in redone:
+            before, after = r["shift-pct"], r.get("after-shift-pct")
+            line = (f"  - {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: "
+                    f"{before:+.1f} % over its {md_text(r['rows'])} rows")
+            if after is not None:
+                line += f", {after:+.1f} % measured again"
+            if r.get("status") != "measured again":
+                line += f" ({md_text(r.get('status', ''))})"
+            out.append(line)
     for target, keys in rec.get("fingerprint-changed", {}).items():
         for key, values in keys.items():
             out.append(f"- ⚠ {md_code(target)}: {md_code(key)} changed during the run: "
