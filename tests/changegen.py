@@ -17,9 +17,10 @@ Kinds of rows (a Scenario each):
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
-
+import resultgen
 from historygen import RUN_SD, SPIKE_SHARE
 
 from vmparity.history import tracks
@@ -134,6 +135,27 @@ def lifetime_history(lifetime, rows=10, runs=80, seed=1, cv=0.01, at=40):
     """The issue's rows: +15 % at run `at`, back at at + lifetime; 6 samples a run, 1 % noise."""
     return history(seed, rows=rows, runs=runs, kinds=("excursion",), cv=(cv, cv), outliers=(0, 0),
                    changes=excursion(at, lifetime))
+
+
+def commit(i):
+    return f"{i:08x}" + "c0ffee" * 5 + "00"
+
+
+def write(h, runs_dir, rows=None, target="metal"):
+    """The history as result files, one run directory per run, one benchmark per row (rows: the indices of
+    the rows to write, default all): for what goes through the index and the command line."""
+    rows = range(len(h.tracks)) if rows is None else rows
+    first = h.tracks[0]
+    for i, run_id in enumerate(first.run_ids):
+        d = Path(runs_dir) / run_id
+        d.mkdir(parents=True, exist_ok=True)
+        header = dict(resultgen.METAL, **{"run-id": run_id, "target": target, "count": str(first.n[i]),
+                                          "commit": commit(i), "branch": "main", "dirty": "no"})
+        lines = [f"{k}: {v}".rstrip() for k, v in header.items()]
+        for r in rows:
+            t = h.tracks[r]
+            lines += [f"{t.name} 1000000 {v!r} ns/op" for v in t.samples(i).tolist()]
+        (d / f"{target}.txt").write_text("\n".join(lines) + "\n")
 
 
 def median_series(t):
