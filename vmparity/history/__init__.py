@@ -12,10 +12,10 @@ from . import changepoints, index, tracks
 
 
 def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_path=None):
-    """Refresh the index of runs_dir and return its tracks (tracks.History)."""
-    ix = index.Index(runs_dir, index_path)
+    """Refresh the index of runs_dir (where it can be written: index.refreshed) and return its tracks
+    (tracks.History)."""
+    ix = index.refreshed(runs_dir, index_path, warn)
     try:
-        ix.refresh(warn)
         return tracks.load(ix, filter_text, until, only)
     finally:
         ix.close()

@@ -55,7 +55,7 @@ class Method:
         return candidates.scales(self.window)
 
     def describe(self, tests):
-        return (f"candidates where a moving median of {'/'.join(map(str, self.scales))} runs moves by "
+        return (f"candidates where a moving mean of {'/'.join(map(str, self.scales))} runs moves by "
                 f"{self.noise_sigmas:g}× its noise, each tested against the segments to its neighbouring "
                 f"changes (up to {self.window} runs, at least {segments.MIN_RUNS} between changes and "
                 f"{segments.MIN_RUNS_AT_END} at either end), z test on the run-to-run noise, Bonferroni over "
