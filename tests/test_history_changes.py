@@ -64,3 +64,21 @@ def test_every_change_of_several_in_a_row_is_found_at_its_run_with_its_sign():
     found = [[(c.at, 1 if c.pct > 0 else -1) for c in cps if c.track is t] for t in h.tracks]
     score = cg.Score().add(h.rows, found)
     assert score.recall(10)[0] == score.recall(10)[1] and score.false == 0
+
+
+def test_the_pr_comment_names_both_commits_of_an_excursion_in_the_stored_history(tmp_path, cli):
+    h = cg.lifetime_history(6, rows=1, seed=7)
+    cg.write(h, tmp_path / "runs")
+    ids = h.tracks[0].run_ids
+    r = cli("--results-dir", tmp_path, "pr-comment", ids[-2], ids[-1])
+    assert r.code == 0, r.err
+    notes = r.out[r.out.index("### Excursions in the stored history"):]
+    assert f"`BenchmarkSynth/row=000` (`ns/op`) on `metal`: +" in notes
+    assert f"for runs `{ids[40]}`..`{ids[45]}` (6 runs), then back" in notes
+    assert f"regressed at commit `{cg.commit(40)[:12]}`" in notes and f"recovered at commit `{cg.commit(46)[:12]}`" in notes
+
+
+def test_the_pr_comment_of_files_outside_a_results_tree_has_no_history_notes(cli, testdata):
+    r = cli("pr-comment", testdata / "run-a" / "metal.txt", testdata / "run-b" / "metal.txt")
+    assert r.code == 0, r.err
+    assert "Excursions" not in r.out
