@@ -57,8 +57,7 @@ class Method:
     def describe(self, tests):
         return (f"candidates where a moving mean of {'/'.join(map(str, self.scales))} runs moves by "
                 f"{self.noise_sigmas:g}× its noise, each tested against the segments to its neighbouring "
-                f"changes (up to {self.window} runs, at least {segments.MIN_RUNS} between changes and "
-                f"{segments.MIN_RUNS_AT_END} at either end), z test on the run-to-run noise, Bonferroni over "
+                f"changes (up to {self.window} runs, at least {segments.MIN_RUNS}), z test on the run-to-run noise, Bonferroni over "
                 f"{tests} candidate runs (α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), the weakest "
                 f"failing candidate dropped until all pass, size at least {self.min_change:g} %")
 

@@ -9,7 +9,8 @@ after − median before| / (1.25 · σ_run · √(1/n_before + 1/n_after)), on t
 levels (levels.py); two-sided normal p-value, significant when p ≤ α / m with m
 every candidate run of every track (Bonferroni: the chance of any false change
 point in the whole history stays near α), and the size at least --min-change.
-A segment needs MIN_RUNS runs (a track's first and last, MIN_RUNS_AT_END).
+A segment needs MIN_RUNS (5) runs: a median of 4 runs, two of them outliers, is
+an outlier too.
 While a candidate fails, the weakest failing one is dropped and its
 neighbours are tested again over the longer segments its removal leaves.
 A regression fixed five runs later is three segments: the regression and the
@@ -31,8 +32,7 @@ import numpy as np
 
 from . import levels
 
-MIN_RUNS = 4  # a segment between two changes: a regression that lives 5 runs, placed a run late, still has 4
-MIN_RUNS_AT_END = 5  # before a track's first change and after its last: nothing else bounds a spike there
+MIN_RUNS = 5  # a segment's runs: its median stays between its ordinary runs with two outlier runs among them
 PLACE_RUNS = 2  # how far step 3 may move a candidate
 LOCATION_QUANTILE = 0.25  # _best_split's level of a side: its lower quartile
 
@@ -82,9 +82,7 @@ class _Tester:
     def __call__(self, prev, at, nxt):
         lo, hi = max(prev, at - self.window), min(nxt, at + self.window)
         n_before, n_after = at - lo, hi - at
-        need_before = MIN_RUNS_AT_END if prev == 0 else MIN_RUNS
-        need_after = MIN_RUNS_AT_END if nxt == len(self.y) else MIN_RUNS
-        if n_before < need_before or n_after < need_after:
+        if min(n_before, n_after) < MIN_RUNS:
             return Test(at, lo, hi, -1.0, 1.0, 0.0, False)  # too short to test: dropped before any testable one
         size = abs(_median(self.y[at:hi]) - _median(self.y[lo:at]))
         se = levels.MEDIAN_SD_FACTOR * self.sigma * math.sqrt(1.0 / n_before + 1.0 / n_after)
@@ -105,10 +103,8 @@ def _place(track, level, cps, tests, test):
     for k, t in enumerate(tests):
         prev = placed[-1].at if placed else 0
         nxt = cps[k + 1] if k + 1 < len(cps) else len(level.y)
-        need_before = MIN_RUNS_AT_END if prev == 0 else MIN_RUNS
-        need_after = MIN_RUNS_AT_END if nxt == len(level.y) else MIN_RUNS
-        first = max(t.at - PLACE_RUNS, prev + need_before)
-        last = min(t.at + PLACE_RUNS, nxt - need_after)
+        first = max(t.at - PLACE_RUNS, prev + MIN_RUNS)
+        last = min(t.at + PLACE_RUNS, nxt - MIN_RUNS)
         lo, hi = max(prev, t.at - test.window), min(nxt, t.at + test.window)
         best = _best_split(track, level.runs, lo, hi, first, last, t.at)
         moved = test(prev, best, nxt) if best != t.at else None
