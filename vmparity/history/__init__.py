@@ -3,7 +3,9 @@
 index.py keeps results/.index.sqlite in line with results/runs/ (the files
 stay the source of truth), a track's runs packed as arrays (packed.py);
 tracks.py lines the runs up per host, target and benchmark row;
-changepoints.py finds where a track moved (the method is in its docstring);
+changepoints.py finds where a track moved (the method is in its docstring:
+levels.py reads each run's level, candidates.py screens, segments.py tests
+and places), excursions.py pairs a change with the one that undid it;
 render.py (its rows formatted by columns.py), plot.py and explain_change.py
 present them.
 """
