@@ -98,8 +98,11 @@ def _peaks(z, apart, bar):
     if not len(idx):
         return []
     kept = []
-    # ties (a quantised value) go to the earlier run, whatever the last bits of the sums say
-    for i in idx[np.argsort(-np.round(z[idx], 9), kind="stable")].tolist():
+    # ties (a quantised value) go to the earlier run, whatever the last bits of the sums say; a z beyond 1e299
+    # (a noise of almost 0) rounds to inf, as strong as any
+    with np.errstate(over="ignore"):
+        order = np.argsort(-np.round(z[idx], 9), kind="stable")
+    for i in idx[order].tolist():
         if all(abs(i - j) >= apart for j in kept):
             kept.append(i)
     return kept
