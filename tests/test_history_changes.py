@@ -82,3 +82,16 @@ def test_the_pr_comment_of_files_outside_a_results_tree_has_no_history_notes(cli
     r = cli("pr-comment", testdata / "run-a" / "metal.txt", testdata / "run-b" / "metal.txt")
     assert r.code == 0, r.err
     assert "Excursions" not in r.out
+
+
+def test_a_higher_is_better_row_is_read_on_its_fast_side_too():
+    # the same rows as throughputs (1 / time): interference now lowers samples, and the upper quartile is the
+    # level that it does not reach
+    h = cg.history(21, rows=30, runs=80, cv=(0.005, 0.02))
+    inverted = [cg.track(t.name, 1 / t.values.reshape(len(t.run_ids), -1), t.run_ids, higher_better=True)
+                for t in h.tracks]
+    cps, _ = changepoints.detect(inverted)
+    found = [[(c.at, -1 if c.pct > 0 else 1) for c in cps if c.track is t] for t in inverted]
+    score = cg.Score().add(h.rows, found)
+    assert score.recall(10)[0] == score.recall(10)[1] and score.false == 0
+    assert {c.verdict for c in cps if c.pct > 0} == {"better"}

@@ -19,7 +19,8 @@ averages them away.
 
 Step 3, the place: the split of the samples between the neighbours (up to W
 runs either side) into two levels with the least pinball loss at the lower
-quartile (quantile regression's loss, on log samples), tried within
+quartile (quantile regression's loss, on log samples; the upper quartile where
+higher is better), tried within
 PLACE_RUNS runs of the candidate: interference only slows samples, so a run
 with a few slowed samples must not pass for the slower level. A place is
 kept only when the test still passes there.
@@ -34,7 +35,6 @@ from . import levels
 
 MIN_RUNS = 5  # a segment's runs: its median stays between its ordinary runs with two outlier runs among them
 PLACE_RUNS = 2  # how far step 3 may move a candidate
-LOCATION_QUANTILE = 0.25  # _best_split's level of a side: its lower quartile
 
 
 @dataclass
@@ -114,10 +114,12 @@ def _place(track, level, cps, tests, test):
 
 def _best_split(track, runs, lo, hi, first, last, default):
     """The index j in first..last that best splits the samples of the runs at indices lo..hi-1 into two
-    levels: the least summed pinball loss at the lower quartile (LOCATION_QUANTILE) of each side's log samples
-    about that side's quartile. Samples, not run medians, because one run's samples say more than their
-    median; the lower quartile, not the median, because interference only ever slows a sample (spikes), and a
-    run with a few slowed samples looks like the slower level to a median and not to a lower quartile."""
+    levels: the least summed pinball loss at the fast-side quartile (levels.FAST_QUANTILE: the lower one where
+    lower is better) of each side's log samples about that side's quartile. Samples, not run medians, because
+    one run's samples say more than their median; the fast-side quartile, not the median, because interference
+    only ever slows a sample (spikes), and a run with a few slowed samples looks like the slower level to a
+    median and not to that quartile."""
+    tau = levels.FAST_QUANTILE[track.higher_better]
     if first >= last:
         return default
     pieces = [track.samples(int(i)) for i in runs[lo:hi]]
@@ -129,13 +131,13 @@ def _best_split(track, runs, lo, hi, first, last, default):
         left, right = np.concatenate(pieces[:j - lo]), np.concatenate(pieces[j - lo:])
         if not len(left) or not len(right):
             continue
-        cost = _pinball(left) + _pinball(right)
+        cost = _pinball(left, tau) + _pinball(right, tau)
         if cost < best_cost:
             best, best_cost = j, cost
     return best
 
 
-def _pinball(x, tau=LOCATION_QUANTILE):
+def _pinball(x, tau):
     """Quantile regression's loss of x about its tau quantile."""
     d = x - levels.quantile(x, tau)
     return float(np.where(d >= 0, tau * d, (tau - 1) * d).sum())
