@@ -126,8 +126,8 @@ def history(seed, rows=40, runs=80, count=6, kinds=("multi",), cv=(0.005, 0.05),
         elif kind != "none":
             raise ValueError(kind)
         out.rows.append(row)
-        out.tracks.append(track(f"BenchmarkSynth/row={r:03d}", samples(nrng, runs, count, row.cv, row.changes, outliers),
-                                ids))
+        values = samples(nrng, runs, count, row.cv, row.changes, outliers)
+        out.tracks.append(track(f"BenchmarkSynth/row={r:03d}", values, ids))
     return out
 
 

@@ -61,7 +61,8 @@ def screen(levels, method, min_run, block=SCREEN_BLOCK):
                 z[:, :min_run] = 0
                 z[:, R - min_run + 1:] = 0
                 for kept, row in zip(found, z):
-                    kept += [i for i in _peaks(row, min_run, method.noise_sigmas) if all(abs(i - j) >= min_run for j in kept)]
+                    peaks = _peaks(row, min_run, method.noise_sigmas)
+                    kept += [i for i in peaks if all(abs(i - j) >= min_run for j in kept)]
             for k, kept in zip(part, found):
                 out[k] = kept
     return out

@@ -57,8 +57,8 @@ class Method:
     def describe(self, tests):
         return (f"candidates where a moving mean of {'/'.join(map(str, self.scales))} runs moves by "
                 f"{self.noise_sigmas:g}× its noise, each tested against the segments to its neighbouring "
-                f"changes (up to {self.window} runs, at least {segments.MIN_RUNS}), z test on the run-to-run noise, Bonferroni over "
-                f"{tests} candidate runs (α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), the weakest "
+                f"changes (up to {self.window} runs, at least {segments.MIN_RUNS}), z test on the run-to-run noise, "
+                f"Bonferroni over {tests} candidate runs (α = {self.alpha:g}, p ≤ {self.alpha / max(tests, 1):.2g}), the weakest "
                 f"failing candidate dropped until all pass, size at least {self.min_change:g} %")
 
 
@@ -104,7 +104,8 @@ def detect(tracks, method=None):
     out = []
     for t, lv, found in zip(tracks, lvs, candidates.screen(lvs, m, segments.MIN_RUNS)):
         if found:
-            out += [_change_point(t, lv, test) for test in segments.fit(t, lv, found, m.window, p_max, m.min_change)]
+            kept = segments.fit(t, lv, found, m.window, p_max, m.min_change)
+            out += [_change_point(t, lv, test) for test in kept]
     out.sort(key=lambda c: (c.track.key, c.at))
     return out, tests
 

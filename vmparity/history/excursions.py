@@ -78,7 +78,8 @@ def as_json(ex, prov):
     t = ex.track
     return {"first_run_id": ex.first_run_id, "last_run_id": ex.last_run_id, "back_run_id": ex.back_run_id,
             "runs": ex.runs, "pct": ex.away.pct, "back_pct": ex.back.pct, "verdict": ex.away.verdict,
-            "commit": prov(ex.first_run_id, t.target)["commit"], "back_commit": prov(ex.back_run_id, t.target)["commit"]}
+            "commit": prov(ex.first_run_id, t.target)["commit"],
+            "back_commit": prov(ex.back_run_id, t.target)["commit"]}
 
 
 def pr_notes(head, results_dir=None):
