@@ -5,9 +5,11 @@ injected at known runs), then measures the index build from cold (goal
 < 60 s), `vmparity history` with a warm index (goal < 2 s, best of
 --repeat) and checks that the change points found are exactly the injected
 ones: none missed, none false, each at its run. 10 % shifts go to rows whose
-spread lets Mann–Whitney over 16 + 16 runs resolve them at the Bonferroni
-level (robust CV ≤ 4 %, the lab's quieter rows); 2x shifts go anywhere.
-Prints the figures; exits 1 when a goal or the check fails.
+spread lets 16 + 16 runs resolve them at the Bonferroni level (robust CV ≤
+4 %, the lab's quieter rows); 2x shifts go anywhere. (How well changes of
+every size, close to each other, are found, beside Apache Otava:
+perf_history_quality.py.) Prints the figures; exits 1 when a goal or the
+check fails.
 """
 
 import argparse

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vmparity.history import changepoints, columns, index, render, tracks
+from vmparity.history import candidates, changepoints, columns, index, levels, render, segments, tracks
 
 
 def snapshot(runs_dir, index_path):
@@ -44,44 +44,47 @@ def test_an_index_kept_up_to_date_holds_what_a_fresh_one_holds(tmp_path):
     assert snapshot(runs, kept) == snapshot(runs, tmp_path / "fresh.sqlite")
 
 
-def screen_one_window_at_a_time(median, m):
-    """The screening rule of changepoints.py, one candidate and np.median call at a time."""
-    R, W = len(median), m.window
-    out = []
-    sigma = changepoints.run_noise(median)
-    for i in range(1, R):
-        before, after = np.median(median[max(0, i - W):i]), np.median(median[i:min(R, i + W)])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            size = abs(np.log(after / before))
-        if before == 0 and after != 0 or before * after < 0:
-            size = math.inf
-        elif np.isnan(size):
-            size = 0.0
-        nb, na = min(i, W), min(R - i, W)
-        noise = m.noise_sigmas * changepoints.MEDIAN_SD_FACTOR * sigma * np.sqrt(1.0 / nb + 1.0 / na)
-        if size >= max(math.log1p(m.min_change / 100.0), noise):
-            out.append(i)
-    return out
+def screen_one_window_at_a_time(lv, m, min_run):
+    """The screen of candidates.py for one track, one window and np.mean or np.median call at a time."""
+    y, R = lv.y, len(lv.y)
+    if R < 2 * min_run:
+        return []
+    padded = np.concatenate([[y[0]] * 2, y, [y[-1]] * 2])
+    clip = np.array([np.clip(y[i], np.median(padded[i:i + 5]) - 3 * lv.sigma, np.median(padded[i:i + 5]) + 3 * lv.sigma)
+                     for i in range(R)])
+    bar = math.log1p(0.5 * m.min_change / 100) * lv.size_scale
+    kept = []
+    for G in candidates.scales(m.window):
+        if 2 * G > R:
+            continue
+        z = np.zeros(R)
+        for i in range(max(G, min_run), min(R - G, R - min_run) + 1):
+            d = abs(np.mean(clip[i:i + G]) - np.mean(clip[i - G:i]))
+            se = lv.sigma * math.sqrt(2 / G)
+            z[i] = 0 if d < bar else d / se if se > 0 else math.inf
+        order = sorted((i for i in range(R) if z[i] >= m.noise_sigmas), key=lambda i: (-round(z[i], 9), i))
+        peaks = []
+        for i in order:
+            if all(abs(i - j) >= min_run for j in peaks):
+                peaks.append(i)
+        kept += [i for i in peaks if all(abs(i - j) >= min_run for j in kept)]
+    return kept
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_screening_many_tracks_at_once_picks_what_one_window_at_a_time_picks(seed):
     rng = np.random.default_rng(seed)
     m = changepoints.Method(window=int(rng.integers(1, 20)), min_change=float(rng.choice([0, 2, 5])))
-    medians = []
+    lvs = []
     for _ in range(int(rng.integers(1, 90))):
         R = int(rng.choice([1, 2, 7, 40, 75]))
-        med = rng.lognormal(0, 0.05, R) * np.where(np.arange(R) >= R // 2, rng.choice([1.0, 1.1, 2.0]), 1.0)
+        y = rng.normal(0, 0.05, R) + np.where(np.arange(R) >= R // 2, np.log(rng.choice([1.0, 1.1, 2.0])), 0.0)
         if seed % 2:
-            med = np.round(med, 2)  # ties in the windows
-        if seed == 3 and R > 2:
-            med[rng.integers(0, R)] = rng.choice([0.0, -1.0, np.nan])
-        medians.append(med)
-    track_list = [type("T", (), {"median": med, "run_ids": tuple(range(len(med)))}) for med in medians]
-    with np.errstate(invalid="ignore"):
-        got = changepoints._screen_all(track_list, m)
-        want = [screen_one_window_at_a_time(med, m) for med in medians]
-    assert [[int(i) for i in g] for g in got] == want and any(want)
+            y = np.round(y, 2)  # ties in the windows
+        lvs.append(levels.Level(y, np.arange(R), levels.run_noise(y), bool(seed % 3)))
+    got = candidates.screen(lvs, m, segments.MIN_RUNS, block=7)
+    want = [screen_one_window_at_a_time(lv, m, segments.MIN_RUNS) for lv in lvs]
+    assert [sorted(g) for g in got] == [sorted(w) for w in want] and any(want)
 
 
 def test_sorted_window_medians_are_np_median_bit_for_bit():
@@ -89,11 +92,7 @@ def test_sorted_window_medians_are_np_median_bit_for_bit():
     for W in (1, 2, 5, 16):
         x = np.round(rng.lognormal(0, 1, (3, 50)), 3)
         want = np.median(sliding_window_view(x, W, axis=-1), axis=-1)
-        assert np.array_equal(changepoints._window_medians(x, W), want)
-        k = min(W, 50) - 1
-        if k:
-            assert np.array_equal(changepoints._prefix_medians(x, k),
-                                  np.array([[np.median(row[:i]) for i in range(1, k + 1)] for row in x]))
+        assert np.array_equal(candidates.window_medians(x, W), want)
 
 
 VALUES = [0.0, -0.0, 1.0, -2.5, 10.125, 99995.0, 9.9995, 1e-5, 0.00012345, 123456789.0, 1e16, -3.3e-9, math.nan,

@@ -100,7 +100,7 @@ def _parser():
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as compare --filter")
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
     s.add_argument("--plot", metavar="DIR", help="write one PNG trend plot per selected row to DIR")
-    s.add_argument("--window", type=int, default=16, help="runs on each side of a candidate change (default 16)")
+    s.add_argument("--window", type=int, default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
     s.add_argument("--alpha", type=float, default=0.05, help="family-wise level over every run tested (Bonferroni)")
     s.add_argument("--min-change", type=float, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
 

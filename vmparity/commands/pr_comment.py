@@ -13,6 +13,7 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
+from ..history import excursions
 from ..render import explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
 from . import compare
@@ -131,4 +132,5 @@ def _significant_rows(t, sig, budget):
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
     t, result = analyse(base, head, alpha, results_dir)
     out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
+    out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
     return compare.gate(t, fail_on_regression, err)

@@ -3,7 +3,9 @@
 index.py keeps results/.index.sqlite in line with results/runs/ (the files
 stay the source of truth), a track's runs packed as arrays (packed.py);
 tracks.py lines the runs up per host, target and benchmark row;
-changepoints.py finds where a track moved (the method is in its docstring);
+changepoints.py finds where a track moved (the method is in its docstring:
+levels.py reads each run's level, candidates.py screens, segments.py tests
+and places), excursions.py pairs a change with the one that undid it;
 render.py (its rows formatted by columns.py), plot.py and explain_change.py
 present them.
 """
@@ -12,10 +14,10 @@ from . import changepoints, index, tracks
 
 
 def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_path=None):
-    """Refresh the index of runs_dir and return its tracks (tracks.History)."""
-    ix = index.Index(runs_dir, index_path)
+    """Refresh the index of runs_dir (where it can be written: index.refreshed) and return its tracks
+    (tracks.History)."""
+    ix = index.refreshed(runs_dir, index_path, warn)
     try:
-        ix.refresh(warn)
         return tracks.load(ix, filter_text, until, only)
     finally:
         ix.close()

@@ -11,8 +11,15 @@ signature (name, size and mtime of its `<target>.txt` files) with the one
 stored, re-reads only the runs that were added or changed, forgets runs that
 are gone, and rewrites the tracks those runs are in. Deleting the index file
 is always safe: the next command rebuilds it.
+
+Reading never needs to write: where results/.index.sqlite cannot be
+written (a read-only results directory, a mounted archive, a full disk),
+refreshed() keeps the index in the user's cache directory instead, and where
+that fails too, in memory, and says so once.
 """
 
+import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -75,6 +82,52 @@ def default_path(runs_dir):
     return Path(runs_dir).parent / INDEX_NAME
 
 
+MEMORY = ":memory:"  # sqlite's name for a database that lives and dies with the connection
+
+
+class Unwritable(Exception):
+    """The index cannot be created or brought up to date where it was asked for."""
+
+
+def cache_path(runs_dir):
+    """Where an index goes when it cannot go beside runs/: the user's cache directory, one file per runs
+    directory ($XDG_CACHE_HOME/vmparity/, ~/.cache/vmparity/ by default)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "vmparity"
+    digest = hashlib.sha256(str(Path(runs_dir).resolve()).encode()).hexdigest()[:16]
+    return base / f"index-{digest}.sqlite"
+
+
+def refreshed(runs_dir, path=None, warn=None):
+    """An Index of runs_dir brought up to date: at path (default results/.index.sqlite) where it can be
+    written, else in the user's cache directory, else in memory; warn(message), once, when it is not where
+    it was asked for."""
+    asked = Path(path) if path else default_path(runs_dir)
+    failed = None
+    for place in (asked, cache_path(runs_dir), MEMORY):
+        ix, existed = None, place is MEMORY or place.exists()
+        try:
+            if place is not MEMORY:
+                place.parent.mkdir(parents=True, exist_ok=True)
+            ix = Index(runs_dir, place)
+            ix.refresh(warn)
+        except (Unwritable, sqlite3.OperationalError, OSError) as e:
+            if ix is not None:
+                ix.close()
+            if place is MEMORY:
+                raise
+            if not existed:  # not even an empty file left behind where nothing could be written
+                with contextlib.suppress(OSError):
+                    remove_files(place)
+            failed = failed or f"{e}"
+            continue
+        if failed is not None and warn is not None:
+            where = "memory" if place is MEMORY else str(place)
+            warn(f"cannot write the history index {asked} ({failed}); kept it in {where} instead "
+                 "(nothing under the results directory was written)")
+        return ix
+
+
+
 def run_signature(run_dir):
     """What changes when a run's result files are added, replaced or edited: the name, size and mtime of
     each; None without any."""
@@ -87,6 +140,21 @@ def run_signature(run_dir):
     return "\n".join(sorted(parts)) if parts else None
 
 
+def remove_files(path):
+    """An index file and the ones sqlite keeps beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+def _is_write_error(e):
+    """sqlite's ways of saying it cannot write here (as against a file that is not a database)."""
+    text = str(e).lower()
+    return any(w in text for w in ("readonly", "read-only", "disk is full", "unable to open", "disk i/o", "locked"))
+
+
 def _is_result_file(name):
     # benchrun's temporary files are tmp-<out name>-*; hidden files are editors' and ingest's
     return name.endswith(".txt") and not name.startswith(("tmp-", "."))
@@ -97,7 +165,7 @@ class Index:
         self.runs_dir = Path(runs_dir)
         if not self.runs_dir.is_dir():
             raise InputError(self.runs_dir, "no such runs directory (expected <results>/runs/<run-id>/<target>.txt)")
-        self.path = Path(path) if path else default_path(self.runs_dir)
+        self.path = path if path == MEMORY else Path(path) if path else default_path(self.runs_dir)
         self.db = self._open()
 
     def _open(self):
@@ -115,8 +183,10 @@ class Index:
                 self._create(db)
             return db
         except sqlite3.DatabaseError as e:
-            if isinstance(e, sqlite3.OperationalError) and not self.path.exists():
-                raise InputError(self.path, f"cannot create the history index: {e}") from None
+            if isinstance(e, sqlite3.OperationalError) and (str(self.path) == MEMORY or not self.path.exists()):
+                raise Unwritable(f"cannot create it: {e}") from None
+            if isinstance(e, sqlite3.OperationalError) and _is_write_error(e):
+                raise Unwritable(str(e)) from None
             # a corrupt index is only a cache: start again from the files
             self._remove_files()
             db = sqlite3.connect(self.path, timeout=60)
@@ -132,11 +202,8 @@ class Index:
         db.commit()
 
     def _remove_files(self):
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
+        if str(self.path) != MEMORY:
+            remove_files(self.path)
 
     def close(self):
         self.db.close()

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .. import provenance  # noqa: E402
+from . import excursions  # noqa: E402
 
 MAX_TICKS = 40  # more commit labels than this overlap; every k-th run is labelled instead
 
@@ -31,6 +32,8 @@ def png(track, cps, prov):
         yerr = np.vstack([np.where(np.isnan(lo), 0, med - lo), np.where(np.isnan(hi), 0, hi - med)])
         label = f"series {k + 1}" + (f": {', '.join(s.changed)} changed" if s.changed else "")
         ax.errorbar(x[sl], med, yerr=yerr, fmt="o-", ms=3, lw=1, capsize=2, color=f"C{k % 10}", label=label)
+    for ex in excursions.find(cps):  # the runs the track was away from its level
+        ax.axvspan(ex.away.at - 0.5, ex.back.at - 0.5, color="red", alpha=0.08, lw=0)
     for cp in cps:
         ax.axvline(cp.at - 0.5, color="red", ls="--", lw=1)
         ax.annotate(f"{cp.pct:+.0f} %" if cp.pct is not None else "moved", (cp.at - 0.5, 1), xycoords=("data", "axes fraction"),

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import provenance
+from . import excursions
 from .columns import RunColumns, floats, intervals, nums, rows
 
 
@@ -56,7 +57,7 @@ MARKDOWN_ROW = "%s%s | [%s, %s] | %d |"
 
 
 def text(history, cps, method, tests, out):
-    by_track = _by_track(cps)
+    by_track, away = _by_track(cps), _excursions_by_track(cps)
     prov = history.provenance
     # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and they are
     # written as they come (one string of every track would be copied, and encoded, at once)
@@ -76,16 +77,19 @@ def text(history, cps, method, tests, out):
             out.write("\n")
         for cp in by_track.get(id(t), []):
             out.write("  change: " + change_sentence(cp, prov) + "\n")
+        for ex in away.get(id(t), []):
+            out.write("  excursion: " + excursions.sentence(ex, prov) + "\n")
         out.write("\n")
-    out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s); {method.describe(tests)}.\n")
+    out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s){_excursion_count(away)}; "
+              f"{method.describe(tests)}.\n")
 
 
 def markdown(history, cps, method, tests, out):
-    by_track = _by_track(cps)
+    by_track, away = _by_track(cps), _excursions_by_track(cps)
     prov = history.provenance
     runs = RunColumns(prov, lambda run_id, p: f"| {md_code(run_id)} | {md_code(provenance.label(p))} | "
                                               f"{md_code(p['branch'])} | ")
-    parts = ["# History", "", f"{len(history.tracks)} track(s), {len(cps)} change point(s). "
+    parts = ["# History", "", f"{len(history.tracks)} track(s), {len(cps)} change point(s){_excursion_count(away)}. "
              f"Change points: {md_text(method.describe(tests))}.", ""]
     for t in history.tracks:
         parts.append(f"### {md_code(t.name)} on {md_code(t.target)} (host {md_code(t.host)}), "
@@ -93,6 +97,8 @@ def markdown(history, cps, method, tests, out):
         parts.append("")
         for cp in by_track.get(id(t), []):
             parts.append("- moved " + change_sentence(cp, prov, md_code))
+        for ex in away.get(id(t), []):
+            parts.append("- excursion: " + excursions.sentence(ex, prov, md_code))
         parts += ["", "| run | commit | branch | median | 95 % CI | n |", "|---|---|---|--:|---|--:|"]
         cols = (runs.of(t), nums(t.median), nums(t.lo, "-∞"), nums(t.hi, "∞"), t.n.tolist())
         for s in t.series:
@@ -104,7 +110,7 @@ def markdown(history, cps, method, tests, out):
 
 
 def as_json(history, cps, method, tests, out):
-    by_track = _by_track(cps)
+    by_track, away = _by_track(cps), _excursions_by_track(cps)
     prov = history.provenance
     runs = RunColumns(prov, lambda run_id, p: dict(run_id=run_id, **p))
     head = {"schema": "vmparity-history/1",
@@ -128,13 +134,33 @@ def as_json(history, cps, method, tests, out):
                                "previous_commit": prov(cp.previous_run_id, t.target)["commit"],
                                "pct": cp.pct, "p": cp.p, "verdict": cp.verdict, "runs_before": cp.n_before,
                                "runs_after": cp.n_after, "fingerprint_changed": {k: list(v) for k, v in cp.changed.items()}}
-                              for cp in by_track.get(id(t), [])]}
+                              for cp in by_track.get(id(t), [])],
+            "excursions": [excursions.as_json(ex, prov) for ex in away.get(id(t), [])]}
         out.write(("," if i else "") + _dumps(track))
     out.write("]}\n")
 
 
 def _dumps(doc):
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_plain)
+
+
+def _plain(value):
+    """A numpy number as the Python one json writes (a numpy integer among the values once made it fail)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _excursions_by_track(cps):
+    out = {}
+    for ex in excursions.find(cps):
+        out.setdefault(id(ex.track), []).append(ex)
+    return out
+
+
+def _excursion_count(away):
+    n = sum(map(len, away.values()))
+    return f", {n} excursion(s) (a change and the one that undid it)" if n else ""
 
 
 def _by_track(cps):
