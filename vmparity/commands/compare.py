@@ -13,7 +13,8 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
     if not 0 < alpha < 1:
         raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
-    t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline)
+    t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
+                    history_dir=inputs.runs_dir(results_dir))
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
@@ -29,12 +30,18 @@ def note_unknown_directions(t, err):
 
 
 def gate(t, fail_on_regression, err):
-    """Exit status for CI: 1 when a significant regression exceeds the threshold."""
+    """Exit status for CI: 1 when a significant regression beyond noise exceeds the threshold."""
     if fail_on_regression is None:
         return 0
     bad = table.regressions_over(t, fail_on_regression)
     if not bad:
         return 0
+    if t.crossrun is not None:
+        err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
+        for j in bad:
+            err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")
+                      + f" {j.change_pct:+.2f}% after host drift {j.drift_pct or 0:+.2f}% (band {j.band_pct:.1f}%, p={j.p:.3f})\n")
+        return 1
     err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
     for r, col, d in bad:
         grp = f"{r.group}: " if r.group else ""
