@@ -22,9 +22,9 @@ def of_config(config):
 
 
 def of_run(files):
-    """A run's machine: its lab metal's identity, else the one all its files name, else None."""
+    """A run's machine: its lab metal's identity, else the one its files name (if only one), else None."""
     for rf in files:
         if is_lab_metal(rf.target) and of_config(rf.config):
             return of_config(rf.config)
-    named = {of_config(rf.config) for rf in files}
+    named = {of_config(rf.config) for rf in files} - {None}
     return named.pop() if len(named) == 1 else None

@@ -13,7 +13,7 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from .. import crossrun
+from .. import crossrun, machine
 from ..render import crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
 from . import compare
@@ -22,6 +22,9 @@ from .explain import analyse
 MARKER = "<!-- vmparity-pr-comment -->"
 LIMIT = 60_000
 MACHINE_KEYS = ("host", "cpu", "goos", "goarch", "target-kind")
+# With the machine identity on both sides (machine.py) it decides instead of the
+# host name, which a container changes every run and two machines may share.
+IDENTITY_KEYS = (machine.KEY,) + tuple(k for k in MACHINE_KEYS if k != "host")
 DEFAULT_FULL_REPORT = "the workflow run's summary and its `vmparity-report` artifact"
 
 
@@ -32,7 +35,8 @@ def machine_differences(t, base, head):
         if col != head or (group, base) not in t.configs:
             continue
         other = t.configs[(group, base)]
-        for k in MACHINE_KEYS:
+        keys = IDENTITY_KEYS if machine.of_config(cfg) and machine.of_config(other) else MACHINE_KEYS
+        for k in keys:
             if (k in cfg or k in other) and cfg.get(k) != other.get(k):
                 out.append((group, k, other.get(k, "(absent)"), cfg.get(k, "(absent)")))
     return out
