@@ -19,6 +19,8 @@ import numpy as np
 
 from . import inputs, machine
 from .errors import InputError
+from .names import METAL
+from .resultfile import parse_file
 
 MIN_HISTORY_RUNS = 4
 HISTORY_FACTOR = 3.0
@@ -40,8 +42,8 @@ def load(runs_dir, base, head, controls_of):
     levels = {}  # (target, name, unit) -> [level per run, in run order]
     used = 0
     for run_dir in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if run_dir.resolve() == head.path.resolve():
-            continue
+        if run_dir.resolve() == head.path.resolve() or _metal_machine(run_dir) not in (who, None):
+            continue  # HEAD is under test; another machine's run is no evidence (its metal says so, read alone)
         try:
             run = inputs.load(run_dir)
         except InputError:
@@ -58,6 +60,14 @@ def load(runs_dir, base, head, controls_of):
             step = float(np.median(np.abs(np.diff(series))))
             out[key] = (math.exp(HISTORY_FACTOR * step) - 1) * 100
     return out
+
+
+def _metal_machine(run_dir):
+    """The machine the run's metal file names, read without the other targets' files (None: look closer)."""
+    try:
+        return machine.of_config(parse_file(run_dir / f"{METAL}.txt").config)
+    except (InputError, OSError):
+        return None
 
 
 def _levels(files, controls_of):

@@ -1,6 +1,6 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
-from .. import inputs, table
+from .. import crossrun, inputs, table
 from ..errors import InputError
 from ..render import FORMATS
 from ..render.escape import terminal
@@ -18,7 +18,21 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
+    note_crossrun(t, err)
     return gate(t, fail_on_regression, err)
+
+
+def note_crossrun(t, err):
+    """Two runs: say which comparison the verdicts came from (the table's `(noise)` marks)."""
+    cr = t.crossrun
+    if cr is None:
+        return
+    drift = cr.host_drift()
+    moved = f" (host drift {drift[0]:+.1f} %)" if drift else ""
+    err.write(f"vmparity: note: two runs, each target against itself with the host's drift taken out: "
+              f"{len(cr.of(crossrun.CHANGED))} row(s) changed beyond run-to-run noise, "
+              f"{len(cr.of(crossrun.NOISE))} within it{moved}, {len(cr.of(crossrun.NOT_TESTED))} not tested "
+              f"(too few samples); docs/noise.md\n")
 
 
 def note_unknown_directions(t, err):
