@@ -135,3 +135,15 @@ def test_planting_slows_one_target_of_a_copy_and_leaves_the_rest(runs):
     a = after["container-quota"].benchmarks[bps]
     assert a.values[b.units.index("B/s")][0] == pytest.approx(b.values[b.units.index("B/s")][0] / 1.2, rel=1e-4)
     assert (out / "metal.txt").read_text() == (src / "metal.txt").read_text()
+
+
+def test_a_change_from_zero_is_changed_not_noise(runs):
+    for run_id, seed, flushes in (("base", 1, 0.0), ("head", 2, 3.0)):
+        d = make_run(runs, run_id, seed)
+        path = d / "container-quota.txt"
+        lines = [f"BenchmarkStorefwd/size=28 1000 {flushes + 0.01 * i if flushes else 0:g} flushes/op" for i in range(10)]
+        path.write_text(path.read_text() + "\n".join(lines) + "\n")
+    _, cr = judge(runs, "base", "head")
+    (j,) = [j for j in cr.rows if j.unit == "flushes/op"]
+    assert j.status == crossrun.CHANGED and j.change_pct is None and j.verdict == "worse"
+    assert j in cr.regressions_over(10)

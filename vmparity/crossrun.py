@@ -92,7 +92,9 @@ class CrossRun:
         return {k: float(np.median(v)) for k, v in bands.items()}
 
     def regressions_over(self, threshold_pct):
-        return [r for r in self.of(CHANGED) if r.verdict == "worse" and abs(r.change_pct) > threshold_pct]
+        """Changed rows in the worse direction larger than threshold_pct (a change from zero counts)."""
+        return [r for r in self.of(CHANGED) if r.verdict == "worse"
+                and (r.change_pct is None or abs(r.change_pct) > threshold_pct)]
 
 
 def slower_pct(change_pct, higher_better):
@@ -179,9 +181,11 @@ def judge(table, values, exact_units=(), history=None):
         todo.append((j, b, hc, r.higher_better))
     for (j, b, hc, better), c in zip(todo, stats.compare_many([(b, hc) for j, b, hc, _ in todo], table.alpha)):
         j.p = c.p
-        if c.significant and j.change_pct is not None and abs(j.change_pct) > j.band_pct:
+        # a change from (or to) zero has no percentage to hold against the band, as in noise.py
+        if c.significant and (j.change_pct is None or abs(j.change_pct) > j.band_pct):
             j.status = CHANGED
-            j.verdict = "changed" if better is None else ("better" if (j.change_pct > 0) == better else "worse")
+            up = _median(hc) > _median(b)
+            j.verdict = "changed" if better is None else ("better" if up == better else "worse")
         elif c.significant:
             j.status = NOISE
     return cr

@@ -2,7 +2,7 @@
 
 from .. import crossrun, inputs, table
 from ..errors import InputError
-from ..render import FORMATS
+from ..render import FORMATS, fmt
 from ..render.escape import terminal
 
 
@@ -54,7 +54,7 @@ def gate(t, fail_on_regression, err):
         err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
         for j in bad:
             err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")
-                      + f" {j.change_pct:+.2f}% after host drift {j.drift_pct or 0:+.2f}% (band {j.band_pct:.1f}%, p={j.p:.3f})\n")
+                      + f" {fmt.pct(j.change_pct)} after host drift {fmt.pct(j.drift_pct)} (band {j.band_pct:.1f}%, p={j.p:.3f})\n")
         return 1
     err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
     for r, col, d in bad:

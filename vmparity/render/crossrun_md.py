@@ -68,7 +68,7 @@ def not_tested(cr):
 
 def changed_table(t, cr, budget):
     """(Markdown, rows shown): the changed rows, largest first, cut to the budget."""
-    rows = sorted(cr.of(cr_.CHANGED), key=lambda j: -abs(j.change_pct))
+    rows = sorted(cr.of(cr_.CHANGED), key=lambda j: -abs(j.change_pct) if j.change_pct is not None else float("-inf"))
     cells = {(r.group, r.name, r.unit): r.cells for r in t.rows if (r.group, r.name, r.unit) in
              {(j.group, j.name, j.unit) for j in rows}}
     head = (f"\n### Changed beyond run-to-run noise (largest first)\n\n| target | benchmark | unit | {md_code(cr.base, in_table=True)} | "
@@ -79,7 +79,7 @@ def changed_table(t, cr, budget):
         c = cells.get((j.group, j.name, j.unit), {})
         line = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
                 f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
-                f"{j.change_pct:+.2f}% | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n")
+                f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n")
         if used + len(line) > budget:
             break
         parts.append(line)
