@@ -147,3 +147,11 @@ def test_a_change_from_zero_is_changed_not_noise(runs):
     (j,) = [j for j in cr.rows if j.unit == "flushes/op"]
     assert j.status == crossrun.CHANGED and j.change_pct is None and j.verdict == "worse"
     assert j in cr.regressions_over(10)
+
+
+def test_each_target_is_held_against_the_controls_of_its_own_host():
+    targets = ["metal-rack1", "metal-aa-rack1", "metal-rack10", "guest-nosmt-rack1", "container-quota-rack10"]
+    pairs = crossrun.controls_of(targets)
+    assert pairs["guest-nosmt-rack1"] == ("metal-rack1", "metal-aa-rack1")
+    assert pairs["container-quota-rack10"] == ("metal-rack10", None)  # that host ran no A/A pass
+    assert crossrun.controls_of(["metal", "metal-aa", "container-quota"])["container-quota"] == ("metal", "metal-aa")

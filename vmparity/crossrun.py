@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import stats
-from .names import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, split_name
+from .names import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, on_host_of, split_name
 
 FLOOR_PCT = 3.0  # as the in-run rule's (noise.FLOOR_PCT): no finding below it
 SPREAD_Z = 4.0  # sampling errors a change must clear: runs differ by more than their samples say (docs/noise.md)
@@ -126,7 +126,7 @@ def controls_of(targets):
     out = {}
     for t in targets:
         # the lab metal whose rack suffix the target carries; the longest wins (metal-rack1 vs metal-rack10)
-        mine = [m for m in metals if t.endswith(host_suffix(m))]
+        mine = [m for m in metals if on_host_of(t, m)]
         if mine:
             m = max(mine, key=lambda m: len(host_suffix(m)))
             aa = aa_control_of(m)
