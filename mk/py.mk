@@ -8,8 +8,10 @@ BENCH_COMPARE_DIR   ?= $(BUILD)/bench-compare
 BENCH_MEMORY_MB     ?= 50
 BENCH_MEMORY_LIMIT  ?= 2
 BENCH_MEMORY_DIR    ?= $(BUILD)/bench-memory
+# bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
+BENCH_CROSSRUN_ARGS ?=
 
-.PHONY: test-py bench-compare bench-memory
+.PHONY: test-py bench-compare bench-memory bench-crossrun
 
 TEST_TARGETS += test-py
 
@@ -21,3 +23,6 @@ bench-compare: $(STAMPS)/venv $(BENCHSTAT) ## Time `vmparity compare` against be
 
 bench-memory: $(STAMPS)/venv $(BENCHSTAT) ## Peak RSS of `vmparity compare` on 50 MB result files (against a small one, and against another); fails over 2x the largest
 	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_memory.py --megabytes $(BENCH_MEMORY_MB) --limit $(BENCH_MEMORY_LIMIT) --dir $(BENCH_MEMORY_DIR)
+
+bench-crossrun: $(STAMPS)/venv ## Both error rates of comparing two runs: same-code pairs' changed rows and gate, planted slowdowns' recall (docs/noise.md)
+	$(PY) tests/perf_crossrun.py $(BENCH_CROSSRUN_ARGS)

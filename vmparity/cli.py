@@ -2,17 +2,24 @@
 
 `main(argv, stdout, stderr)` returns the exit status instead of exiting, so
 tests call it in-process with their own writers. Exit status: 0 ok, 1
-regression gate tripped (`--fail-on-regression`), 2 bad input or usage.
+regression gate tripped (`--fail-on-regression`), 2 bad input or usage,
+141 the reader closed the output (`vmparity compare … | head`): 128 + SIGPIPE,
+as a shell reports for other tools there, so that a cut-off output is never
+taken for a regression and nothing was decided.
 """
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
 from .errors import InputError
 from .options import effects, percent, probability, results_dir
-from .render.escape import terminal
+from .render.escape import terminal, terminal_lines
+
+
+CLOSED_PIPE = 141  # 128 + SIGPIPE
 
 
 class _UsageError(Exception):
@@ -199,7 +206,7 @@ def main(argv=None, stdout=None, stderr=None):
     try:
         a = _parser().parse_args(argv)
     except _UsageError as e:
-        err.write(f"{terminal(e)}\n")
+        err.write(f"{terminal_lines(e)}\n")
         return 2
     except SystemExit as e:  # --help, --version
         return int(e.code or 0)
@@ -209,7 +216,8 @@ def main(argv=None, stdout=None, stderr=None):
         err.write(f"vmparity: error: {terminal(e)}\n")
         return 2
     except BrokenPipeError:
-        return 0
+        _quiet(out)
+        return CLOSED_PIPE
     except OSError as e:
         # What no check foresaw (a symlink loop, a name too long, a full disk)
         # still names the file and the reason instead of a traceback.
@@ -217,6 +225,18 @@ def main(argv=None, stdout=None, stderr=None):
         err.write(f"vmparity: error: {terminal(where)}: {terminal(e.strerror or e)}; "
                   f"vmparity {a.command} expected a readable result file or directory there\n")
         return 2
+
+
+def _quiet(out):
+    """Point a closed stdout at /dev/null, so that Python's flush at exit does not
+    fail on it a second time (and print a traceback to the terminal)."""
+    try:
+        if out is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ class Result:
     # rows on one side only because the other side's run measured a subset (its `only:`) without that benchmark
     not_selected: list = field(default_factory=list)
     subset_runs: dict = field(default_factory=dict)  # the side that measured a subset -> its `only:` regex
+    within_label: str = "no larger than the A/A control shows"  # what within_noise means here
 
 
 def load_rules(path=None):

@@ -13,8 +13,11 @@ Keys that differ only between operands (the fingerprints vmparity exists to
 explain) never split groups.
 """
 
+import difflib
+
 from . import projection
 from .benchfilter import Filter
+from .errors import InputError
 
 
 class Layout:
@@ -22,6 +25,8 @@ class Layout:
         self.inputs = inputs
         self.col = projection.parse(col, "--col") if col else None
         self.row = projection.parse(row, "--row") if row else None
+        _require_config_keys(inputs, self.col, "--col/--by")
+        _require_config_keys(inputs, self.row, "--row")
         self.filter = Filter(filter_text) if filter_text and filter_text.strip() not in ("", "*") else None
         mentioned = {f.key for f in (self.col or []) + (self.row or [])}
         self.extract = projection.Extractor(mentioned)
@@ -68,6 +73,21 @@ class Layout:
             return columns
         key = projection.sort_key(self.col, [{} for _ in self.col])
         return sorted(columns, key=lambda c: key([c]))
+
+
+def _require_config_keys(inputs, fields, option):
+    """A configuration key no input has is a typo (`--by targte`), not a column of `?`:
+    name it, and the keys there are."""
+    wanted = [f.key for f in fields or [] if not f.key.startswith((".", "/"))]
+    if not wanted:
+        return
+    have = sorted({k for inp in inputs for rf in inp.files for sec in rf.sections for k in sec.config})
+    for key in wanted:
+        if key not in have:
+            close = difflib.get_close_matches(key, have, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(option, f"no input has the configuration key {key!r}; {hint}the keys there are: "
+                                     f"{', '.join(have) or '(none)'} (and .file, .name, .fullname, .config, /KEY)")
 
 
 def _varying_keys(inputs):

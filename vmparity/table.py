@@ -9,7 +9,7 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-from . import noise, stats
+from . import crossrun, noise, runspread, stats
 from .cellpool import CellPool
 from .layout import Layout
 from .names import is_aa_control, is_lab_metal
@@ -29,6 +29,7 @@ class Table:
     configs: dict = field(default_factory=dict)  # (group, column) -> header
     noise: list = field(default_factory=list)  # noise.NoiseModel per A/A pair among the columns
     store: RowStore = None  # the packed numbers behind `rows`, when build() made the table
+    crossrun: object = None  # crossrun.CrossRun: two runs compared target by target: what beats run-to-run noise
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
@@ -54,11 +55,14 @@ def _note(out, warning, r, col):
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
-          col=None, row=None, filter=None):
+          col=None, row=None, filter=None, history_dir=None):
     """Build a Table from loaded Inputs (see inputs.py).
 
     col, row and filter are benchstat's -col, -row and -filter (strings);
     `by=KEY` is `col=KEY`, kept for the callers that say by="target".
+    Two runs compared target by target are judged against run-to-run noise
+    (crossrun.py); history_dir (a runs/ directory) adds the stored history's
+    evidence of it.
     """
     col_spec = col or by
     layout = Layout(inputs, col_spec, row, filter)
@@ -106,6 +110,12 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     base = columns[0]
     if col_spec == "target":
         apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
+    if crossrun.applies(inputs, layout):
+        history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
+        exact = [u for u, how in assume.items() if how == "exact"]
+        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history)
+        if judged is not None:
+            crossrun.apply(table, judged)
     return table
 
 
@@ -140,7 +150,10 @@ def apply_noise(table, models):
 
 
 def regressions_over(table, threshold_pct):
-    """Significant changes in the worse direction larger than threshold_pct."""
+    """Significant changes in the worse direction larger than threshold_pct; for two
+    runs, the rows beyond run-to-run noise (crossrun.RowJudgement) instead."""
+    if table.crossrun is not None:
+        return table.crossrun.regressions_over(threshold_pct)
     out = []
     for r, col, d in table.significant():
         if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:

@@ -1,8 +1,8 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
-from .. import inputs, table
+from .. import crossrun, inputs, table
 from ..errors import InputError
-from ..render import FORMATS
+from ..render import FORMATS, fmt
 from ..render.escape import terminal
 
 
@@ -13,11 +13,26 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
     if not 0 < alpha < 1:
         raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
-    t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline)
+    t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
+                    history_dir=inputs.runs_dir(results_dir))
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
+    note_crossrun(t, err)
     return gate(t, fail_on_regression, err)
+
+
+def note_crossrun(t, err):
+    """Two runs: say which comparison the verdicts came from (the table's `(noise)` marks)."""
+    cr = t.crossrun
+    if cr is None:
+        return
+    drift = cr.host_drift()
+    moved = f" (host drift {drift[0]:+.1f} %)" if drift else ""
+    err.write(f"vmparity: note: two runs, each target against itself with the host's drift taken out: "
+              f"{len(cr.of(crossrun.CHANGED))} row(s) changed beyond run-to-run noise, "
+              f"{len(cr.of(crossrun.NOISE))} within it{moved}, {len(cr.of(crossrun.NOT_TESTED))} not tested "
+              f"(too few samples); docs/noise.md\n")
 
 
 def note_unknown_directions(t, err):
@@ -29,12 +44,18 @@ def note_unknown_directions(t, err):
 
 
 def gate(t, fail_on_regression, err):
-    """Exit status for CI: 1 when a significant regression exceeds the threshold."""
+    """Exit status for CI: 1 when a significant regression beyond noise exceeds the threshold."""
     if fail_on_regression is None:
         return 0
     bad = table.regressions_over(t, fail_on_regression)
     if not bad:
         return 0
+    if t.crossrun is not None:
+        err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
+        for j in bad:
+            err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")
+                      + f" {fmt.pct(j.change_pct)} after host drift {fmt.pct(j.drift_pct)} (band {j.band_pct:.1f}%, p={j.p:.3f})\n")
+        return 1
     err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
     for r, col, d in bad:
         grp = f"{r.group}: " if r.group else ""

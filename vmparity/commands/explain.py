@@ -18,12 +18,14 @@ from ..resultfile import parse_file
 def analyse(base, head, alpha=0.05, results_dir=None, rules=None):
     """Load both sides, compare and explain; returns (table, result)."""
     loaded = inputs.load_all([base, head], results_dir)
-    t = table.build(loaded, alpha=alpha)
+    t = table.build(loaded, alpha=alpha, history_dir=inputs.runs_dir(results_dir))
     model = sibling_noise(loaded[0], alpha)
     if model is not None:
         table.apply_noise(t, [model])
     result = explain.explain(t, t.configs, explain.load_rules(rules))
     result.missing = explain.missing_keys(t.configs, explain.load_rules(rules), required_keys())
+    if t.crossrun is not None:
+        result.within_label = "within run-to-run noise: the host's drift between the runs, or less than the band (docs/noise.md)"
     return t, result
 
 

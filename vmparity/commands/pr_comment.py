@@ -13,8 +13,9 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
+from .. import crossrun, machine
 from ..history import excursions
-from ..render import explanation, fmt, fold, markdown
+from ..render import crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
 from . import compare
 from .explain import analyse
@@ -22,6 +23,9 @@ from .explain import analyse
 MARKER = "<!-- vmparity-pr-comment -->"
 LIMIT = 60_000
 MACHINE_KEYS = ("host", "cpu", "goos", "goarch", "target-kind")
+# With the machine identity on both sides (machine.py) it decides instead of the
+# host name, which a container changes every run and two machines may share.
+IDENTITY_KEYS = (machine.KEY,) + tuple(k for k in MACHINE_KEYS if k != "host")
 DEFAULT_FULL_REPORT = "the workflow run's summary and its `vmparity-report` artifact"
 
 
@@ -32,16 +36,16 @@ def machine_differences(t, base, head):
         if col != head or (group, base) not in t.configs:
             continue
         other = t.configs[(group, base)]
-        for k in MACHINE_KEYS:
+        keys = IDENTITY_KEYS if machine.of_config(cfg) and machine.of_config(other) else MACHINE_KEYS
+        for k in keys:
             if (k in cfg or k in other) and cfg.get(k) != other.get(k):
                 out.append((group, k, other.get(k, "(absent)"), cfg.get(k, "(absent)")))
     return out
 
 
 def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
+    cr = t.crossrun
     sig = t.significant()
-    worse = [x for x in sig if x[2].verdict == "worse"]
-    better = [x for x in sig if x[2].verdict == "better"]
     out = io.StringIO()
     out.write(f"{MARKER}\n## vmparity: {md_code(head)} against {md_code(base)}\n\n")
     diffs = machine_differences(t, base, head)
@@ -59,36 +63,45 @@ def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
     if groups - {""}:
         out.write("\n")
     compared = sum(len(r.deltas) for r in t.rows)
-    if not sig:
+    if cr is not None:
+        found = cr.of(crossrun.CHANGED)
+        out.write(crossrun_md.summary(cr) + crossrun_md.method(cr) + crossrun_md.detectable(cr) + crossrun_md.not_tested(cr))
+    elif not sig:
+        found = sig
         out.write(f"No significant change (Mann–Whitney U, α = {t.alpha:g}) in {compared} compared rows.\n")
     else:
+        found = sig
+        worse = [x for x in sig if x[2].verdict == "worse"]
+        better = [x for x in sig if x[2].verdict == "better"]
         out.write(f"**{len(worse)} worse**, **{len(better)} better**, {compared - len(sig)} unchanged "
                   f"of {compared} compared rows (Mann–Whitney U, α = {t.alpha:g}).\n")
     tail_reserve = 600
     body = out.getvalue()
-    if sig:
+    if found:
         body += _explanations(result, limit - len(body) - tail_reserve)
     all_rows = io.StringIO()
     all_rows.write(fold.open_("All rows"))
-    markdown.render(t, all_rows)
+    markdown.render(t, all_rows, notes=crossrun_md.notes(cr) if cr is not None else None)
     all_rows.write(fold.close())
-    if sig:
-        rows_md, shown = _significant_rows(t, sig, limit - len(body) - tail_reserve)
+    if cr is not None:
+        rows_md, shown = crossrun_md.changed_table(t, cr, limit - len(body) - tail_reserve)
+        if len(body) + len(rows_md) + len(all_rows.getvalue()) <= limit and shown == len(found):
+            return body + rows_md + all_rows.getvalue()
+        kind = "changed"
     else:
-        rows_md, shown = "", 0
-    if len(body) + len(rows_md) + len(all_rows.getvalue()) <= limit and shown == len(sig):
-        if sig:
-            body += "\n### Significant changes\n"
+        rows_md, shown = _significant_rows(t, sig, limit - len(body) - tail_reserve) if sig else ("", 0)
+        if len(body) + len(rows_md) + len(all_rows.getvalue()) <= limit and shown == len(sig):
+            if not sig:
+                return body + all_rows.getvalue()
             sig_tables = io.StringIO()
             markdown.render(t, sig_tables, only_significant=True)
-            if len(body) + len(sig_tables.getvalue()) + len(all_rows.getvalue()) <= limit:
-                return body + sig_tables.getvalue() + all_rows.getvalue()
-            body = body[: -len("\n### Significant changes\n")]
-        else:
-            return body + all_rows.getvalue()
+            head_line = "\n### Significant changes\n"
+            if len(body) + len(head_line) + len(sig_tables.getvalue()) + len(all_rows.getvalue()) <= limit:
+                return body + head_line + sig_tables.getvalue() + all_rows.getvalue()
+        kind = "significant"
     body += rows_md
-    body += (f"\n_Shown: {shown} of {len(sig)} significant rows, largest changes first; left out: "
-             f"{len(sig) - shown} significant and {compared - len(sig)} unchanged rows, to fit one GitHub comment. "
+    body += (f"\n_Shown: {shown} of {len(found)} {kind} rows, largest changes first; left out: "
+             f"{len(found) - shown} {kind} and {compared - len(found)} other rows, to fit one GitHub comment. "
              f"The full report is in {full_report}._\n")
     return body
 

@@ -6,7 +6,8 @@ as terminal commands. One function per output context:
 
 - `terminal(s)`: control characters (ESC, OSC, BEL, C1, bidi overrides) made
   visible as `\\x1b`-style escapes, so a name cannot recolour, retitle or
-  rewrite the user's terminal.
+  rewrite the user's terminal; `terminal_lines(s)` keeps the line breaks of
+  a message of several lines (argparse's usage) and escapes the rest.
 - `md_text(s)`: Markdown inline text; metacharacters backslash-escaped.
 - `md_code(s, in_table=False)`: a code span; the fence is longer than any
   backtick run inside, and `|` is escaped in table cells (GFM splits cells on
@@ -43,6 +44,12 @@ def _escape_char(m):
 
 def terminal(s):
     return visible(s)
+
+
+def terminal_lines(s):
+    """Text of several lines for a terminal (a usage message): the line breaks
+    stay line breaks, every other control character is made visible."""
+    return "\n".join(visible(line) for line in str(s).split("\n"))
 
 
 def md_text(s):

@@ -51,7 +51,7 @@ def text(result, out):
         for f in result.unexplained:
             out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
     if result.within_noise:
-        out.write(f"within noise ({len(result.within_noise)} significant row(s) no larger than the A/A control shows):\n")
+        out.write(f"within noise ({len(result.within_noise)} significant row(s) {result.within_label}):\n")
         for f in result.within_noise:
             out.write(f"  {t(f.group + ': ' if f.group else '')}{t(_row(f))}\n")
     for side, only, listed in subset_lines(result):
@@ -95,8 +95,7 @@ def markdown(result, out, details=True):
         for f in result.unexplained:
             out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
     if result.within_noise and details:
-        out.write("\n" + fold.open_(f"Within noise: {len(result.within_noise)} significant row(s) no larger "
-                                    "than the A/A control shows"))
+        out.write("\n" + fold.open_(f"Within noise: {len(result.within_noise)} significant row(s) {result.within_label}"))
         for f in result.within_noise:
             out.write(f"- {md_text(f.group) + ': ' if f.group else ''}{_md_row(f)}\n")
         out.write(fold.close())

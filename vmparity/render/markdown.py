@@ -5,8 +5,12 @@ from .escape import md_code, md_text
 from .text import _sections
 
 
-def render(table, out, only_significant=False):
+def render(table, out, only_significant=False, notes=None):
+    """notes: {(group, name, unit): text} shown as the verdict of the last column
+    instead of the delta's own (a cross-run judgement: crossrun_md.notes)."""
     base = table.columns[0]
+    last = table.columns[-1]
+    notes = notes or {}
     for (group, unit), rows in _sections(table):
         if only_significant:
             rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
@@ -28,7 +32,9 @@ def render(table, out, only_significant=False):
                 cells.append(fmt.summary(summaries.get(col)))
                 if col != base:
                     d = deltas.get(col)
-                    cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else "", fmt.verdict_mark(d) if d else ""]
+                    note = notes.get((r.group, r.name, r.unit)) if col == last and d else None
+                    cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else "",
+                              md_text(note) if note else (fmt.verdict_mark(d) if d else "")]
             out.write("| " + " | ".join(cells) + " |\n")
         for g in table.geomeans:
             if g.group == group and g.unit == unit and not only_significant:

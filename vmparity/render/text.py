@@ -19,12 +19,19 @@ from .escape import terminal
 RICH_MAX_ROWS = 1000
 
 
+class _Console(Console):
+    def on_broken_pipe(self):
+        # rich would exit 1 here, the gate's code for a regression; the reader
+        # closing the pipe (`| head`) is cli.main's to answer (docs/formats.md)
+        raise BrokenPipeError
+
+
 def render(table, out, width=None):
     # A pipe or file gets the table at its natural width (rich does not pad
     # it); a terminal gets rich's fitting to the window.
     if width is None and not (hasattr(out, "isatty") and out.isatty()):
         width = 10_000
-    console = Console(file=out, width=width, color_system=None, highlight=False)
+    console = _Console(file=out, width=width, color_system=None, highlight=False)
     base = table.columns[0]
     head = ["benchmark"]
     for col in table.columns:

@@ -21,6 +21,7 @@ var extraFlags = []string{"tsc", "rdtscp", "tsc_known_freq", "erms", "fsrm", "av
 
 type cpuInfo struct {
 	model, vendor string
+	microcode     string // the first processor's microcode revision, "" when not shown
 	flags         map[string]bool
 	flagsErr      string // reason when flags could not be read
 	hvBit         bool   // CPUID.1:ECX bit 31
@@ -91,6 +92,10 @@ func parseCPUInfo(f *os.File, c *cpuInfo) {
 		case "model name":
 			if strings.HasPrefix(c.model, "unknown") {
 				c.model = oneLine(v)
+			}
+		case "microcode":
+			if c.microcode == "" {
+				c.microcode = v
 			}
 		case "vendor_id":
 			if strings.HasPrefix(c.vendor, "unknown") {

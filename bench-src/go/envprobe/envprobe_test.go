@@ -13,7 +13,7 @@ import (
 )
 
 // contractKeys is the list in docs/formats.md "envprobe keys", in order.
-var contractKeys = strings.Fields(`host kernel kernel-cmdline cpu cpu-vendor cpu-flags ht topoext hypervisor
+var contractKeys = strings.Fields(`host kernel kernel-cmdline machine machine-evidence cpu cpu-vendor cpu-flags ht topoext hypervisor
 hypervisor-signature constant-tsc nonstop-tsc vmx svm threads-per-core cores-per-socket sockets
 cpus-online cpus-visible l1d-cache l2-cache l3-cache getconf-l1d-cache getconf-l2-cache
 getconf-l3-cache glibc glibc-diagnostics-source nt-threshold rep-movsb-threshold
@@ -231,5 +231,43 @@ func TestParseSpecStoreBypass(t *testing.T) {
 		if got := ParseSpecStoreBypass(in); !strings.HasPrefix(got, "unknown") {
 			t.Errorf("%q: %q, want unknown (…)", in, got)
 		}
+	}
+}
+
+// TestMachineIdentity: metal hashes its own sources; a container or guest
+// given the host's identity by the lab records exactly that, so all targets
+// of one physical machine name the same machine whatever their hostnames.
+func TestMachineIdentity(t *testing.T) {
+	files := map[string]string{"/etc/machine-id": "3d1219c7c4c5404aaa1f6d2a48adfda4"}
+	read := func(p string) (string, error) {
+		if v, ok := files[p]; ok {
+			return v, nil
+		}
+		return "", os.ErrPermission
+	}
+	metal, evidence := Machine("", read, "AMD EPYC", "0x1000065")
+	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(metal) {
+		t.Fatalf("metal identity %q", metal)
+	}
+	if !strings.Contains(evidence, "unreadable: product-uuid") || !strings.Contains(evidence, "microcode 0x1000065") {
+		t.Errorf("evidence %q", evidence)
+	}
+	if again, _ := Machine("", read, "AMD EPYC", "0x1000070"); again != metal {
+		t.Errorf("a microcode update changed the identity: %s vs %s", again, metal)
+	}
+	if other, _ := Machine("", read, "Intel Xeon", ""); other == metal {
+		t.Errorf("another CPU model, same identity %s", other)
+	}
+	for _, target := range []string{"container", "guest"} {
+		got, ev := Machine(metal, func(string) (string, error) { return "image-machine-id", nil }, "QEMU Virtual CPU", "")
+		if got != metal || !strings.Contains(ev, MachineEnv) {
+			t.Errorf("%s: %q (%s), want the host's %q", target, got, ev, metal)
+		}
+	}
+	if bad, _ := Machine("two words", read, "AMD EPYC", ""); !strings.HasPrefix(bad, "unknown (") {
+		t.Errorf("a value with a space was taken: %q", bad)
+	}
+	if none, _ := Machine("", func(string) (string, error) { return "", os.ErrNotExist }, "AMD EPYC", ""); !strings.HasPrefix(none, "unknown (") {
+		t.Errorf("no source, identity %q", none)
 	}
 }

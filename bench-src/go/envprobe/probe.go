@@ -70,6 +70,9 @@ func Probe() []Field {
 	add("kernel-cmdline", readOr("/proc/cmdline"))
 
 	cpu := probeCPU()
+	machine, evidence := probeMachine(cpu)
+	add("machine", machine)
+	add("machine-evidence", evidence)
 	add("cpu", cpu.model)
 	add("cpu-vendor", cpu.vendor)
 	add("cpu-flags", cpu.selectedFlags())

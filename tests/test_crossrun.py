@@ -1,0 +1,157 @@
+"""Noise control across runs (vmparity/crossrun.py, docs/noise.md "Across runs"):
+synthetic pairs of runs whose host drift and target shifts are known."""
+
+import random
+
+import pytest
+
+import resultgen as g
+from perf_crossrun import plant_slowdown
+from vmparity import crossrun, inputs, runspread, table
+
+AA = dict(g.METAL, target="metal-aa")
+TARGETS = (g.METAL, AA, g.QUOTA_CONTAINER)
+
+
+def make_run(runs, run_id, seed, slower=0.0, only_on=None, extra=(), count=10, machine=None):
+    """A stored lab run: metal, its A/A pass and a container (plus `extra` headers),
+    every target `slower` (a fraction) slower than the model; `only_on` = (target, fraction)
+    makes one target slower still."""
+    d = runs / run_id
+    d.mkdir(parents=True)
+    rng = random.Random(seed)
+    for cfg in TARGETS + tuple(extra):
+        cfg = dict(cfg, **{"run-id": run_id}, **({"machine": machine} if machine else {}))
+        n = 3 if cfg["target-kind"] == "tcg-guest" else count
+        benches = g.suite(cfg, rng, count=n)
+        factor = 1 + slower
+        if only_on and cfg["target"] == only_on[0]:
+            factor *= 1 + only_on[1]
+        for units in benches.values():
+            for unit, vals in units.items():
+                units[unit] = [v / factor if unit == "B/s" else v * factor for v in vals]
+        g.write(d / f"{cfg['target']}.txt", cfg, benches)
+    return d
+
+
+def judge(runs, base, head, history=True):
+    t = table.build(inputs.load_all([base, head], runs.parent), history_dir=runs if history else None)
+    return t, t.crossrun
+
+
+@pytest.fixture
+def runs(tmp_path):
+    d = tmp_path / "runs"
+    d.mkdir()
+    return d
+
+
+def test_shared_drift_on_every_target_is_no_change(runs, cli):
+    make_run(runs, "base", 1)
+    make_run(runs, "head", 2, slower=0.15)  # the host got 15 % slower: every target, the controls too
+    t, cr = judge(runs, "base", "head")
+    assert len([j for j in cr.rows if j.status != crossrun.CONTROL]) > 20
+    assert cr.of(crossrun.CHANGED) == []
+    assert 14 < cr.host_drift()[0] < 16
+    assert t.significant() and all(d.within_noise for _, _, d in t.significant())  # the raw U test saw the drift
+    r = cli("--results-dir", runs.parent, "pr-comment", "base", "head", "--fail-on-regression", "10")
+    assert r.code == 0, r.err
+    assert "**0 worse**, **0 better** beyond run-to-run noise" in r.out
+    assert "within run-to-run noise (host drift of +15." in r.out
+
+
+def test_drift_and_a_shift_on_one_target_finds_the_shift_alone(runs, cli):
+    make_run(runs, "base", 1)
+    make_run(runs, "head", 2, slower=0.15, only_on=("container-quota", 0.25))
+    _, cr = judge(runs, "base", "head")
+    changed = cr.of(crossrun.CHANGED)
+    assert {j.group for j in changed} == {"container-quota"}
+    quota_rows = [j for j in cr.rows if j.group == "container-quota"]
+    assert len(changed) == len(quota_rows)
+    assert all(j.verdict == "worse" for j in changed)
+    for j in changed:  # the shift, not the shift plus the drift
+        assert abs(crossrun.slower_pct(j.change_pct, j.higher_better) - 25) < 3, j
+    r = cli("--results-dir", runs.parent, "compare", "base", "head", "--fail-on-regression", "10")
+    assert r.code == 1 and "beyond run-to-run noise" in r.err and "container-quota" in r.err
+    assert "metal:" not in r.err
+
+
+def test_rows_with_too_few_samples_are_not_tested_never_unchanged(runs, cli):
+    guest = dict(g.NOSMT_GUEST, **{"target-kind": "tcg-guest"})
+    make_run(runs, "base", 1, extra=[guest])
+    make_run(runs, "head", 2, extra=[guest], only_on=("guest-nosmt", 0.5))
+    _, cr = judge(runs, "base", "head")
+    untested = cr.of(crossrun.NOT_TESTED)
+    assert untested and {j.group for j in untested} == {"guest-nosmt"} and all(j.n == (3, 3) for j in untested)
+    assert not any(j.group == "guest-nosmt" and j.status == crossrun.SAME for j in cr.rows)
+    r = cli("--results-dir", runs.parent, "pr-comment", "base", "head")
+    assert f"**{len(untested)} not tested**" in r.out
+    assert f"`guest-nosmt` {len(untested)} rows (n = 3)" in r.out
+    assert "not tested (n = 3)" in r.out  # in the table of all rows
+
+
+def test_runs_that_share_only_the_controls_keep_the_plain_comparison(runs):
+    for run_id, seed in (("base", 1), ("head", 2)):
+        d = runs / run_id
+        d.mkdir()
+        g.write(d / "metal.txt", dict(g.METAL, **{"run-id": run_id}), g.suite(g.METAL, random.Random(seed)))
+    _, cr = judge(runs, "base", "head")
+    assert cr is None
+
+
+def test_the_history_of_the_same_machine_widens_a_noisy_row(runs):
+    # four earlier runs where the container's level wanders by ±12 % from run to run
+    for i, wander in enumerate((0.0, 0.12, -0.05, 0.10)):
+        make_run(runs, f"r{i}", 10 + i, only_on=("container-quota", wander), machine="m1")
+    make_run(runs, "other-machine", 20, only_on=("container-quota", 0.5), machine="m2")
+    make_run(runs, "head", 30, only_on=("container-quota", 0.09), machine="m1")
+    t = table.build(inputs.load_all(["r3", "head"], runs.parent), history_dir=runs)
+    cr = t.crossrun
+    assert cr.history_runs == 4  # r0..r3 (the base among them), not HEAD, not the other machine
+    quota = [j for j in cr.rows if j.group == "container-quota"]
+    assert min(j.band_pct for j in quota) > 15  # 3 x the median run-to-run step (7-12 %)
+    assert cr.of(crossrun.CHANGED) == []
+    no_history = table.build(inputs.load_all(["r3", "head"], runs.parent)).crossrun
+    assert no_history.history_runs == 0
+
+
+def test_history_needs_both_runs_to_name_one_machine(runs):
+    make_run(runs, "base", 1, machine="m1")
+    make_run(runs, "head", 2, machine="m2")
+    loaded = inputs.load_all(["base", "head"], runs.parent)
+    assert runspread.load(runs, *loaded, crossrun.controls_of) is None
+
+
+def test_planting_slows_one_target_of_a_copy_and_leaves_the_rest(runs):
+    src = make_run(runs, "head", 2)
+    out = plant_slowdown(src, runs / "planted", "container-quota", 20)
+    before = {rf.target: rf for rf in inputs.load(src).files}
+    after = {rf.target: rf for rf in inputs.load(out).files}
+    name = "BenchmarkClock/clock=monotonic/path=vdso"
+    ratio = after["container-quota"].benchmarks[name].values[0] / before["container-quota"].benchmarks[name].values[0]
+    assert ratio == pytest.approx(1.2, rel=1e-4)
+    bps = "BenchmarkMemcpy/link=static/tunable=default/size=256"
+    b = before["container-quota"].benchmarks[bps]
+    a = after["container-quota"].benchmarks[bps]
+    assert a.values[b.units.index("B/s")][0] == pytest.approx(b.values[b.units.index("B/s")][0] / 1.2, rel=1e-4)
+    assert (out / "metal.txt").read_text() == (src / "metal.txt").read_text()
+
+
+def test_a_change_from_zero_is_changed_not_noise(runs):
+    for run_id, seed, flushes in (("base", 1, 0.0), ("head", 2, 3.0)):
+        d = make_run(runs, run_id, seed)
+        path = d / "container-quota.txt"
+        lines = [f"BenchmarkStorefwd/size=28 1000 {flushes + 0.01 * i if flushes else 0:g} flushes/op" for i in range(10)]
+        path.write_text(path.read_text() + "\n".join(lines) + "\n")
+    _, cr = judge(runs, "base", "head")
+    (j,) = [j for j in cr.rows if j.unit == "flushes/op"]
+    assert j.status == crossrun.CHANGED and j.change_pct is None and j.verdict == "worse"
+    assert j in cr.regressions_over(10)
+
+
+def test_each_target_is_held_against_the_controls_of_its_own_host():
+    targets = ["metal-rack1", "metal-aa-rack1", "metal-rack10", "guest-nosmt-rack1", "container-quota-rack10"]
+    pairs = crossrun.controls_of(targets)
+    assert pairs["guest-nosmt-rack1"] == ("metal-rack1", "metal-aa-rack1")
+    assert pairs["container-quota-rack10"] == ("metal-rack10", None)  # that host ran no A/A pass
+    assert crossrun.controls_of(["metal", "metal-aa", "container-quota"])["container-quota"] == ("metal", "metal-aa")

@@ -1,0 +1,249 @@
+"""Noise control across runs: HEAD's row counts as changed against BASE only
+beyond what identical code shows from one run to the next (docs/noise.md,
+"Across runs").
+
+Two runs are two moments of a shared host. Per row, the lab's two passes of
+metal (`metal`, `metal-aa`: names.py) say how the host moved between them:
+their mean change (in log space) is the row's **host drift** D, and how far
+the two disagree, ε = |Δ_metal − Δ_metal-aa|, is a cross-run A/A draw of that
+row. A target's own change is its change with the drift taken out,
+
+    ρ = median(HEAD / e^D) / median(BASE) − 1,
+
+tested with the U test on BASE against the drift-corrected HEAD, and it
+counts only when significant and larger than
+
+    band = max(3 %, ε/2 + 4·s, H)
+
+s: the sampling error of the target's two medians (from their median
+absolute deviations, so a slow repetition does not widen it); ε/2: how far
+one stray control can move D; H: the run-to-run spread of the row on the same
+physical machine in the stored history, when there is enough of it
+(runspread.py). The band uses only what the controls, the target's own
+samples and the history say, never the other rows of the target, so a change
+that moves every row of one target is not mistaken for noise.
+
+What this cannot see: a change that moves every target alike, metal
+included, is indistinguishable from host drift across runs; the summary says
+how far the host moved, and a same-run A/B (BASE and HEAD in one run's
+rounds) is the way to judge such a change.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import stats
+from .names import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, on_host_of, split_name
+
+FLOOR_PCT = 3.0  # as the in-run rule's (noise.FLOOR_PCT): no finding below it
+SPREAD_Z = 4.0  # sampling errors a change must clear: runs differ by more than their samples say (docs/noise.md)
+_MEDIAN_SE = 1.2533 * 1.4826  # sd of a median of normal values ≈ this · MAD / √n
+
+CHANGED, NOISE, SAME, NOT_TESTED, CONTROL = "changed", "within noise", "same", "not tested", "control"
+
+
+@dataclass
+class RowJudgement:
+    group: str  # the target
+    name: str
+    unit: str
+    status: str  # CHANGED, NOISE, SAME, NOT_TESTED or CONTROL
+    change_pct: float = None  # ρ, the target's change with the host drift taken out
+    drift_pct: float = None  # the row's host drift (the controls' mean change)
+    band_pct: float = None
+    p: float = None
+    verdict: str = None  # better | worse | changed (unit of unknown direction), for CHANGED rows
+    n: tuple = ()  # (BASE samples, HEAD samples)
+    higher_better: bool = None
+
+
+@dataclass
+class CrossRun:
+    base: str
+    head: str
+    alpha: float
+    controls: list  # the control targets the drift came from ([] when the runs have none)
+    rows: list = field(default_factory=list)  # RowJudgement per compared row
+    history_runs: int = 0  # earlier runs of the same machine that gave evidence
+    need: int = 0  # samples per side the U test needs at alpha
+
+    def of(self, status):
+        return [r for r in self.rows if r.status == status]
+
+    def host_drift(self):
+        """(median, lower quartile, upper quartile) in % of how much slower the host
+        got between the runs over the controls' rows (negative: faster), or None."""
+        d = [slower_pct(r.drift_pct, r.higher_better) for r in self.rows if r.status == CONTROL]
+        d = [x for x in d if x is not None]
+        if not d:
+            return None
+        q = np.quantile(d, [0.5, 0.25, 0.75])
+        return float(q[0]), float(q[1]), float(q[2])
+
+    def detectable(self):
+        """{(family, unit): median band in %}: the smallest change a typical row of
+        the family could have shown (its minimum detectable effect)."""
+        bands = {}
+        for r in self.rows:
+            if r.band_pct is not None and r.status in (CHANGED, NOISE, SAME):
+                bands.setdefault((split_name(r.name)[0], r.unit), []).append(r.band_pct)
+        return {k: float(np.median(v)) for k, v in bands.items()}
+
+    def regressions_over(self, threshold_pct):
+        """Changed rows in the worse direction larger than threshold_pct (a change from zero counts)."""
+        return [r for r in self.of(CHANGED) if r.verdict == "worse"
+                and (r.change_pct is None or abs(r.change_pct) > threshold_pct)]
+
+
+def slower_pct(change_pct, higher_better):
+    """A change in % as "slower by" (a throughput that fell 20 % is 25 % slower)."""
+    if change_pct is None or higher_better is None or change_pct <= -100:
+        return None
+    return (100 / (1 + change_pct / 100) - 100) if higher_better else change_pct
+
+
+def applies(inputs, layout):
+    """Cross-run control is for two stored runs compared target by target."""
+    return layout.pivot_runs and len(inputs) == 2 and all(i.is_run for i in inputs)
+
+
+def row_values(layout):
+    """{(group, name, unit): {column: values}} for every result the layout places."""
+    out = {}
+    for _inp, _rf, sec, group, column, number, name in layout.results():
+        for packed in sec.samples.columns_of(number):
+            cell = out.setdefault((group, name, packed.unit), {})
+            v = np.asarray(packed.of(number), dtype=float)
+            cell[column] = np.concatenate([cell[column], v]) if column in cell else v
+    return out
+
+
+def controls_of(targets):
+    """{target: (metal, metal-aa or None)}: the controls on each target's host."""
+    metals = [t for t in targets if is_lab_metal(t)]
+    out = {}
+    for t in targets:
+        # the lab metal whose rack suffix the target carries; the longest wins (metal-rack1 vs metal-rack10)
+        mine = [m for m in metals if on_host_of(t, m)]
+        if mine:
+            m = max(mine, key=lambda m: len(host_suffix(m)))
+            aa = aa_control_of(m)
+            out[t] = (m, aa if aa in targets else None)
+    return out
+
+
+def judge(table, values, exact_units=(), history=None):
+    """The CrossRun judgement of a two-run table (columns BASE, HEAD; groups = targets),
+    or None when the runs share no target besides the controls (nothing to hold
+    against them: the plain comparison stands, and says it is not noise-controlled).
+
+    values: row_values(); history: {(target, name, unit): band %} from runspread, or None."""
+    base, head = table.columns[0], table.columns[-1]
+    _, need = stats.samples_for_utest(table.alpha)
+    targets = sorted({r.group for r in table.rows})
+    controls = controls_of(targets)
+    shared = {g for (g, _, _), cells in values.items() if base in cells and head in cells}
+    if not any(t in controls and t not in controls[t] for t in shared):
+        return None
+    cr = CrossRun(base, head, table.alpha, sorted({c for pair in controls.values() for c in pair if c}), need=need)
+    cr.history_runs = history.runs if history is not None else 0
+    change = {}  # (target, name, unit) -> log change of the row's medians, HEAD against BASE
+    for key, cells in values.items():
+        if base in cells and head in cells:
+            change[key] = _log_change(cells[base], cells[head])
+    family_drift = _family_drift(change, controls)
+    todo = []
+    for r in table.rows:
+        key = (r.group, r.name, r.unit)
+        cells = values.get(key, {})
+        if base not in cells or head not in cells:
+            continue  # on one side only: compare's own listing says so
+        b, h = cells[base], cells[head]
+        pair = controls.get(r.group)
+        drift, eps = _drift(change, pair, r.name, r.unit, family_drift)
+        j = RowJudgement(r.group, r.name, r.unit, SAME, n=(len(b), len(h)),
+                         drift_pct=None if drift is None else _pct(drift), higher_better=r.higher_better)
+        cr.rows.append(j)
+        if pair and r.group in pair:
+            j.status = CONTROL
+            continue
+        if min(len(b), len(h)) < need:
+            j.status = NOT_TESTED
+            continue
+        if r.unit in exact_units or drift is None or not (np.median(b) > 0 and np.median(h) > 0):
+            drift, eps = 0.0, 0.0  # nothing to take out: the raw change, held against the same band
+        hc = h / math.exp(drift)
+        j.change_pct = _pct(_log_change(b, hc))
+        j.band_pct = max(FLOOR_PCT, eps / 2 + SPREAD_Z * math.hypot(_median_se(b), _median_se(h)),
+                         (history or {}).get(key, 0.0))
+        todo.append((j, b, hc, r.higher_better))
+    for (j, b, hc, better), c in zip(todo, stats.compare_many([(b, hc) for j, b, hc, _ in todo], table.alpha)):
+        j.p = c.p
+        # a change from (or to) zero has no percentage to hold against the band, as in noise.py
+        if c.significant and (j.change_pct is None or abs(j.change_pct) > j.band_pct):
+            j.status = CHANGED
+            up = _median(hc) > _median(b)
+            j.verdict = "changed" if better is None else ("better" if up == better else "worse")
+        elif c.significant:
+            j.status = NOISE
+    return cr
+
+
+def apply(table, cr):
+    """Mark the table's significant deltas that the cross-run judgement holds to be
+    within run-to-run noise (controls' rows are the host drift itself)."""
+    table.crossrun = cr
+    judged = {(j.group, j.name, j.unit): j for j in cr.rows}
+    for r in table.rows:
+        j = judged.get((r.group, r.name, r.unit))
+        if j is None or j.status == CHANGED:
+            continue
+        d = r.deltas.get(cr.head)
+        if d is not None and d.comparison.significant and not d.within_noise:
+            r.mark_within_noise(cr.head)
+
+
+def _log_change(b, h):
+    mb, mh = _median(b), _median(h)
+    if not (mb > 0 and mh > 0):
+        return None
+    return math.log(mh / mb)
+
+
+def _median(v):
+    return float(np.quantile(v, 0.5, method="median_unbiased"))  # stats.summarize_block's centre
+
+
+def _median_se(v):
+    """The relative sampling error of a median, in %, from the median absolute deviation."""
+    m = _median(v)
+    if m == 0:
+        return 0.0
+    return 100 * _MEDIAN_SE * float(np.median(np.abs(v - m))) / abs(m) / math.sqrt(len(v))
+
+
+def _pct(log_change):
+    return None if log_change is None else (math.exp(log_change) - 1) * 100
+
+
+def _drift(change, pair, name, unit, family_drift):
+    """(D, ε in %) of one row: the controls' mean log change and their disagreement."""
+    if not pair:
+        return None, 0.0
+    moved = [change.get((c, name, unit)) for c in pair if c]
+    moved = [m for m in moved if m is not None]
+    if not moved:
+        return family_drift.get((pair[0], split_name(name)[0], unit)), 0.0
+    eps = 100 * abs(moved[0] - moved[1]) if len(moved) == 2 else 0.0
+    return float(np.mean(moved)), eps
+
+
+def _family_drift(change, controls):
+    """{(metal, family, unit): median drift}: for a row the controls did not measure."""
+    fam = {}
+    for (t, name, unit), c in change.items():
+        if c is not None and (is_lab_metal(t) or is_aa_control(t)):
+            fam.setdefault((metal_target(host_suffix(t)), split_name(name)[0], unit), []).append(c)
+    return {k: float(np.median(v)) for k, v in fam.items()}

@@ -1,0 +1,105 @@
+"""Markdown for a comparison of two runs judged against run-to-run noise
+(crossrun.CrossRun): the counts, which comparison was made, the smallest
+change it could have seen, the rows not tested, and the changed rows."""
+
+from .. import crossrun as cr_
+from . import fmt
+from .escape import md_code, md_text
+
+NOT_TESTED_SHOWN = 8  # targets named in the "not tested" line; the rest are counted
+
+
+def summary(cr):
+    """The counts line: what changed beyond run-to-run noise, and what did not."""
+    changed = cr.of(cr_.CHANGED)
+    worse = sum(j.verdict == "worse" for j in changed)
+    better = sum(j.verdict == "better" for j in changed)
+    other = len(changed) - worse - better
+    within, same, untested = len(cr.of(cr_.NOISE)), len(cr.of(cr_.SAME)), len(cr.of(cr_.NOT_TESTED))
+    controls = len(cr.of(cr_.CONTROL))
+    drift = cr.host_drift()
+    drift_text = f" (host drift of {drift[0]:+.1f} %)" if drift else ""
+    parts = [f"**{worse} worse**", f"**{better} better**"] + ([f"{other} changed"] if other else [])
+    return (f"{', '.join(parts)} beyond run-to-run noise; {within} within run-to-run noise{drift_text}, "
+            f"{same} unchanged, **{untested} not tested** (too few samples), and {controls} rows of the controls "
+            f"({', '.join(md_code(c) for c in cr.controls)}) that measure the host's drift; "
+            f"{len(cr.rows)} compared rows.\n")
+
+
+def method(cr):
+    """Which comparison was made, in one paragraph."""
+    drift = cr.host_drift()
+    controls = " and ".join(md_code(c) for c in cr.controls)
+    moved = (f"Between the runs the host got {abs(drift[0]):.1f} % {'slower' if drift[0] >= 0 else 'faster'} "
+             f"on the controls' median row (middle half {drift[1]:+.1f} % … {drift[2]:+.1f} %). ") if drift else ""
+    history = (f", and 3 times the row's median run-to-run step over {cr.history_runs} earlier stored run(s) of this machine"
+               if cr.history_runs else "; no stored history of this machine added evidence")
+    return (f"\n_Comparison: each target against itself in {md_code(cr.base)}, with the host's drift between the runs "
+            f"(the mean change of {controls} on the same row) taken out. {moved}A row counts as changed when the "
+            f"Mann–Whitney U test (α = {cr.alpha:g}) on the drift-corrected values is significant and the change "
+            f"exceeds its band: max({cr_.FLOOR_PCT:g} %, half the controls' disagreement + {cr_.SPREAD_Z:g} sampling "
+            f"errors of the two medians{history}) (docs/noise.md). A change that moves every target alike, the "
+            f"controls included, cannot be told from host drift across runs; a same-run A/B can._\n")
+
+
+def detectable(cr):
+    """The smallest change each family could have shown (median band), one line."""
+    mde = cr.detectable()
+    if not mde:
+        return ""
+    items = sorted(mde.items(), key=lambda kv: (kv[1], kv[0]))
+    text = ", ".join(f"{md_code(f)} {md_code(u)} {v:.1f} %" for (f, u), v in items)
+    return f"\nSmallest change it could have seen (minimum detectable effect, the median band per family): {text}.\n"
+
+
+def not_tested(cr):
+    """Which rows could not be tested, by target, with why."""
+    rows = cr.of(cr_.NOT_TESTED)
+    if not rows:
+        return ""
+    by = {}
+    for j in rows:
+        by.setdefault(j.group, []).append(min(j.n))
+    names = [f"{md_code(t)} {len(ns)} rows (n = {min(ns)})" for t, ns in list(by.items())[:NOT_TESTED_SHOWN]]
+    more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
+    return (f"\n**Not tested** ({len(rows)} rows): {', '.join(names)}{more}: fewer than {cr.need} samples on a side, "
+            f"so the U test cannot reach α = {cr.alpha:g} whatever the values; these rows are neither changed nor unchanged.\n")
+
+
+def changed_table(t, cr, budget):
+    """(Markdown, rows shown): the changed rows, largest first, cut to the budget."""
+    rows = sorted(cr.of(cr_.CHANGED), key=lambda j: -abs(j.change_pct) if j.change_pct is not None else float("-inf"))
+    cells = {(r.group, r.name, r.unit): r.cells for r in t.rows if (r.group, r.name, r.unit) in
+             {(j.group, j.name, j.unit) for j in rows}}
+    head = (f"\n### Changed beyond run-to-run noise (largest first)\n\n| target | benchmark | unit | {md_code(cr.base, in_table=True)} | "
+            f"{md_code(cr.head, in_table=True)} | host drift | change after drift | band | p | verdict |\n"
+            "|---|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+    parts, used, shown = [head], len(head), 0
+    for j in rows:
+        c = cells.get((j.group, j.name, j.unit), {})
+        line = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
+                f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
+                f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n")
+        if used + len(line) > budget:
+            break
+        parts.append(line)
+        used += len(line)
+        shown += 1
+    return ("".join(parts) if rows else ""), shown
+
+
+def within_note(j):
+    """What a row within run-to-run noise says instead of worse or better."""
+    drift = f"host drift of {j.drift_pct:+.1f} %" if j.drift_pct is not None else "no host drift measured"
+    return f"≈ within run-to-run noise ({drift})"
+
+
+def notes(cr):
+    """{(target, name, unit): text} for the rows a table should not call worse or better."""
+    out = {}
+    for j in cr.rows:
+        if j.status in (cr_.NOISE, cr_.CONTROL):
+            out[(j.group, j.name, j.unit)] = within_note(j)
+        elif j.status == cr_.NOT_TESTED:
+            out[(j.group, j.name, j.unit)] = f"not tested (n = {min(j.n)})"
+    return out
