@@ -2,6 +2,7 @@
 counted right, the run itself is never touched, and the figures are reproducible."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,19 @@ def test_a_run_without_an_aa_control_is_refused(tmp_path, cli):
     (run / "metal-aa.txt").unlink()
     r = cli("power", run)
     assert r.code == 2 and "A/A control" in r.err
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "results" / "runs" / "2026-11-24T08-24-57Z-lab-quick"
+
+
+def test_on_a_committed_lab_run_recall_grows_with_the_effect_and_false_alarms_stay_rare():
+    """The tool on a real run (a correctness test of vmparity, not a benchmark of the machine):
+    a larger planted effect is found at least as often, the rows the run claims it could see are
+    mostly found, and unplanted rows stay as quiet as the run was before planting."""
+    res = trials.run_trials(COMMITTED, targets=["container-nolimit"], effects=(5.0, 20.0), rows=25, trials=2, seed=1)
+    small, large = res.effects
+    assert large.recall >= small.recall > 0
+    assert large.detectable_found >= 0.8 * large.detectable > 0
+    beyond, rows = res.run_beyond["container-nolimit"]
+    for e in res.effects:
+        assert e.unplanted_beyond / e.unplanted <= max(0.05, 2 * beyond / rows)
