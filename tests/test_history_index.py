@@ -96,3 +96,15 @@ def test_provenance_keys_default_to_unknown_and_ingest_keeps_them(tmp_path, cli)
     out = cli("--results-dir", results, "history").out
     assert "r1                                 unknown            unknown" in out
     assert "r2                                 0123456789ab+dirty main" in out
+
+
+def test_a_track_is_keyed_by_the_machine_identity_where_files_record_one():
+    from vmparity.history.index import lab_host, series_host
+
+    same_name = [{"host": "vm", "machine": "a1b2c3"}, {"host": "vm", "machine": "d4e5f6"}]
+    assert series_host(same_name[0]) != series_host(same_name[1])  # two machines that share a name
+    assert series_host({"host": "vm"}) == "vm"  # files from before the key keep their series
+    assert series_host({"host": "vm", "machine": "unknown (no /etc/machine-id)"}) == "vm"
+    # a container's own host name changes every run; its run's metal decides
+    metals = {"metal": series_host(same_name[0])}
+    assert lab_host("container-nolimit", metals) == series_host(same_name[0])

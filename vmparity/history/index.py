@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import inputs, provenance, stats
+from .. import inputs, machine, provenance, stats
 from ..errors import InputError
 from ..formatspec import series_keys
 from ..names import host_suffix, is_lab_metal
@@ -37,7 +37,7 @@ from ..resultfile import parse_file
 from . import packed
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: a track's host names its machine identity where the files record one
 PACKED_COLUMNS = "run_ids, higher, n, median, lo, hi, samples"
 SET_PACKED = ", ".join(f"{c} = ?" for c in PACKED_COLUMNS.split(", "))
 PENDING_ROWS = 200_000  # rows of newly read runs held in memory before they are merged into their tracks
@@ -265,10 +265,10 @@ class Index:
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
         head = head_keys()
-        metals = {rf.target: rf.config.get("host") for rf in files if is_lab_metal(rf.target)}
+        metals = {rf.target: series_host(rf.config) for rf in files if is_lab_metal(rf.target)}
         for rf in files:
             cfg, target = rf.config, rf.target
-            host = lab_host(target, metals) or cfg.get("host") or "unknown"
+            host = lab_host(target, metals) or series_host(cfg) or "unknown"
             file_rows.append((run_id, target, host, json.dumps([cfg.get(k, "") for k in head], ensure_ascii=False),
                               json.dumps(cfg, ensure_ascii=False)))
             keys, samples = [], []
@@ -318,6 +318,15 @@ class Index:
         for host, target, name, unit, *row in self.db.execute(
                 f"SELECT host, target, name, unit, {PACKED_COLUMNS} FROM tracks ORDER BY host, target, name, unit"):
             yield (host, target, name, unit), packed.Runs.from_row(*row, split=split)
+
+
+def series_host(config):
+    """What a track's host is: the host name, with the physical machine's identity (the
+    `machine` key, vmparity.machine) where the file records one, so that two machines
+    that share a name are two series and a machine that is renamed is told apart too."""
+    host = config.get("host")
+    ident = machine.of_config(config)
+    return f"{host or 'unknown'} [machine {ident}]" if ident else host
 
 
 def lab_host(target, metals):
