@@ -106,3 +106,13 @@ def test_job_of_follows_benchrun():
     assert job_of("BenchmarkMemcpy/link=static/tunable=l3-3q/size=1024") == "memcpy-static/tunable=l3-3q"
     assert job_of("BenchmarkClock/clock=monotonic/path=vdso") == "clock"
     assert job_of("BenchmarkSnowflake/impl=atomic/procs=2-2") == "snowflake"
+
+
+def test_emulated_targets_come_last_within_the_limit():
+    rounds_of = {k: {("BenchmarkClock/x", "ns/op"): 10.0, ("BenchmarkClock/y", "ns/op"): 20.0} for k in range(1, 5)}
+    slow = {k: dict(v) for k, v in rounds_of.items()}
+    slow[2] = {key: v * 3 for key, v in slow[2].items()}
+    mild = {k: dict(v) for k, v in rounds_of.items()}
+    mild[3] = {key: v * 1.5 for key, v in mild[3].items()}
+    flagged, _ = disturbed.find({"guest-nosmt": slow, "metal": mild}, limit=1, emulated={"guest-nosmt"})
+    assert [f["target"] for f in flagged] == ["metal"]

@@ -19,8 +19,8 @@ median, not one round: it is never flagged. Only slowdowns are flagged:
 interference slows, it does not speed up.
 
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
-at most bench_remeasure_max per host, the largest shifts first) after the
-rounds; merge-rounds puts the new lines in place of the old in that round,
+at most bench_remeasure_max per host, the largest shifts first, TCG guests
+last) after the rounds; merge-rounds puts the new lines in place of the old in that round,
 and rounds.json keeps both figures under `remeasured`. Nothing is dropped
 silently.
 """
@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..formatspec import known_units, speed_units
-from ..names import job_of
+from ..names import TCG_GUEST, job_of
 from ..stats import MAD_NORMAL
 
 MIN_SHIFT_PCT = 3.0
@@ -72,8 +72,9 @@ def shifts(rounds):
     return out
 
 
-def find(by_target, limit):
-    """Disturbed repetitions of one host's targets, largest shift first, at most `limit`.
+def find(by_target, limit, emulated=()):
+    """Disturbed repetitions of one host's targets, at most `limit`: the largest shift first,
+    emulated targets (TCG guests, which differ from metal ten times beyond any spell) last.
     by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
     with flagged = [{"target", "round", "job", "shift-pct", "rows"}]."""
     all_shifts = {t: shifts(rs) for t, rs in by_target.items() if len(rs) >= MIN_ROUNDS}
@@ -90,7 +91,7 @@ def find(by_target, limit):
             if med >= threshold[job] and agree >= AGREE:
                 flagged.append({"target": t, "round": k, "job": job, "shift-pct": round(math.expm1(med) * 100, 2),
                                 "rows": n})
-    flagged.sort(key=lambda f: (-f["shift-pct"], f["target"], f["round"], f["job"]))
+    flagged.sort(key=lambda f: (f["target"] in emulated, -f["shift-pct"], f["target"], f["round"], f["job"]))
     return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
 
 
@@ -110,7 +111,7 @@ def plan(staging_run, host, limit):
     benchrun's --only for it. Returns the plan."""
     staging_run = Path(staging_run)
     rounds_dir = staging_run / "rounds"
-    by_target = {}
+    by_target, emulated = {}, set()
     for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
         rec = d / f"host-{host}.json"
         if not rec.is_file():
@@ -119,7 +120,9 @@ def plan(staging_run, host, limit):
             f = d / f"{target}.txt"
             if f.is_file():
                 by_target.setdefault(target, {})[int(d.name)] = round_values(f)
-    flagged, thresholds = find(by_target, limit)
+                if _target_kind(f) == TCG_GUEST:
+                    emulated.add(target)
+    flagged, thresholds = find(by_target, limit, emulated)
     out_dir = staging_run / PLAN_DIR / host
     out_dir.mkdir(parents=True, exist_ok=True)
     for n, f in enumerate(flagged, 1):
@@ -127,6 +130,15 @@ def plan(staging_run, host, limit):
     record = {"host": host, "limit": limit, "threshold-pct": thresholds, "remeasure": flagged}
     (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
+
+
+def _target_kind(path):
+    for line in Path(path).read_text(encoding="utf-8").split("\n"):
+        if line.startswith("target-kind:"):
+            return line.partition(":")[2].strip()
+        if line.startswith("Benchmark"):
+            return None
+    return None
 
 
 def _order(host_record):
