@@ -7,7 +7,9 @@ import pytest
 
 import resultgen as g
 from perf_crossrun import plant_slowdown
-from vmparity import crossrun, inputs, runspread, table
+from vmparity.decide import crossrun, runspread
+from vmparity.results import inputs
+from vmparity import table
 
 AA = dict(g.METAL, target="metal-aa")
 TARGETS = (g.METAL, AA, g.QUOTA_CONTAINER)

@@ -3,8 +3,8 @@
 
 import resultgen as g
 from test_crossrun import make_run
-from vmparity import machine
-from vmparity.resultfile import parse_text
+from vmparity.results import machine
+from vmparity.results.file import parse_text
 
 
 def _rehost(run, target, host):

@@ -3,8 +3,9 @@ read exactly as plain rows holding the same objects would."""
 
 import random
 
-from vmparity import inputs, stats, table
-from vmparity.tablerow import Row
+from vmparity.results import inputs
+from vmparity import stats, table
+from vmparity.table import Row
 
 
 def _file(path, seed, shift):

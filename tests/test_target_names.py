@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vmparity import names
+from vmparity.results import targets as names
 from vmparity.repro.verdicts import reference_metal
 
 REPO = Path(__file__).resolve().parents[1]

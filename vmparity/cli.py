@@ -78,7 +78,7 @@ def _parser():
     s.add_argument("head", metavar="B")
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
-    s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/rules.yaml)")
+    s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/decide/rules.yaml)")
 
     s = sub.add_parser("report", help="report.md and report.html with plots for one run")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")

@@ -8,8 +8,8 @@ The C and Go tests check what the programs and benchrun write with it.
 """
 
 from ..errors import InputError
-from ..labcheck import check
-from ..resultfile import parse_file
+from ..results.check import check
+from ..results.file import parse_file
 
 
 def run(files, out, err, program_output=False):

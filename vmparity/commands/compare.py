@@ -1,6 +1,8 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
-from .. import crossrun, inputs, table
+from ..decide import crossrun
+from ..results import inputs
+from .. import table
 from ..errors import InputError
 from ..render import FORMATS, fmt
 from ..render.escape import terminal

@@ -8,11 +8,13 @@ goos, goarch, pkg and cpu).
 
 from pathlib import Path
 
-from .. import explain, inputs, noise, table
-from ..formatspec import required_keys
-from ..names import aa_control_of, is_lab_metal
+from ..decide import explain, noise
+from ..results import inputs
+from .. import table
+from ..results.spec import required_keys
+from ..results.targets import aa_control_of, is_lab_metal
 from ..render import explanation
-from ..resultfile import parse_file
+from ..results.file import parse_file
 
 
 def analyse(base, head, alpha=0.05, results_dir=None, rules=None):

@@ -1,7 +1,7 @@
 """`vmparity noise RUN`: the run's trust figures: the A/A control's share of
 significant rows, and per target the rows beyond noise and unexplained."""
 
-from ..lab import figures
+from ..decide import figures
 from . import report
 
 

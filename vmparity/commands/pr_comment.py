@@ -13,7 +13,8 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from .. import crossrun, machine
+from ..decide import crossrun
+from ..results import machine
 from ..history import excursions
 from ..render import crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text

@@ -6,7 +6,9 @@ import os
 import sys
 from pathlib import Path
 
-from .. import explain, inputs, table
+from ..decide import explain
+from ..results import inputs
+from .. import table
 from ..errors import InputError
 from ..render.escape import terminal
 from ..report import hosts, sections

@@ -6,7 +6,7 @@ and the moved row is the finding: the same rules that explain metal against
 a guest explain last week against today.
 """
 
-from .. import explain
+from ..decide import explain
 
 
 def at_change(name, unit, pct, p, verdict, before_cfg, after_cfg, before_name, after_name, rules):

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import inputs, provenance, stats
+from ..results import inputs, provenance
+from .. import stats
 from ..errors import InputError
-from ..formatspec import series_keys
-from ..names import host_suffix, is_lab_metal
-from ..resultfile import parse_file
+from ..results.spec import series_keys
+from ..results.targets import host_suffix, is_lab_metal
+from ..results.file import parse_file
 from . import packed
 
 INDEX_NAME = ".index.sqlite"

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .. import provenance
+from ..results import provenance
 from . import excursions
 from .columns import RunColumns, floats, intervals, nums, rows
 

@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..formatspec import known_units, speed_units
-from ..names import job_of
+from ..results.spec import known_units, speed_units
+from ..results.targets import job_of
 from ..stats import MAD_NORMAL
 
 MIN_SHIFT_PCT = 3.0

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..names import container_target, container_variant, guest_target, guest_variant, metal_target
+from ..results.targets import container_target, container_variant, guest_target, guest_variant, metal_target
 from ..repro.scenarios import covered_targets, load_scenarios
 from . import rounds, variants
 

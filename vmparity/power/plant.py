@@ -7,7 +7,7 @@ speed-up), so the two are symmetric in log space, the scale the noise rule
 works in. Counts (instructions, flushes) are left as they are.
 """
 
-from ..formatspec import known_units, speed_units
+from ..results.spec import known_units, speed_units
 
 
 def factor(effect_pct):

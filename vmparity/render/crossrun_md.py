@@ -2,7 +2,7 @@
 (crossrun.CrossRun): the counts, which comparison was made, the smallest
 change it could have seen, the rows not tested, and the changed rows."""
 
-from .. import crossrun as cr_
+from ..decide import crossrun as cr_
 from . import fmt
 from .escape import md_code, md_text
 

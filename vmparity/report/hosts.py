@@ -9,9 +9,11 @@ suffix it carries (the longest, should one host's name end another's).
 
 from dataclasses import dataclass
 
-from .. import explain, inputs, table
+from ..decide import explain
+from ..results import inputs
+from .. import table
 from ..lab.rounds import PER_REPETITION, PERIODS_KEY, SUMMED_KEYS
-from ..names import aa_control_of, host_suffix, is_aa_control, is_lab_metal
+from ..results.targets import aa_control_of, host_suffix, is_aa_control, is_lab_metal
 
 
 @dataclass

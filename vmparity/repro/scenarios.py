@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
-from ..names import matches
+from ..results.targets import matches
 
 REQUIRED = ("seed", "file", "title", "point", "programs", "only", "targets", "seed-figures", "expect")
 

@@ -1,8 +1,8 @@
 """The report's Reproductions section (the hook `vmparity report` calls)."""
 
-from ..names import split_name
+from ..results.targets import split_name
 from .render import render_markdown
-from ..inputs import load_run
+from ..results.inputs import load_run
 from .scenarios import load_scenarios
 from .verdicts import judge_run
 

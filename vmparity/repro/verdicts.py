@@ -10,7 +10,7 @@ lacks gets a `cannot tell here` too: nothing is left out. The judges, one per
 seed, are in judges/.
 """
 
-from ..names import METAL_KIND, host_suffix, is_aa_control, is_lab_metal, on_host_of
+from ..results.targets import METAL_KIND, host_suffix, is_aa_control, is_lab_metal, on_host_of
 from .judges import JUDGES
 from .judges.verdict import CANNOT_TELL, Verdict
 from .measure import Target

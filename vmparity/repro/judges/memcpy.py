@@ -4,7 +4,7 @@ core the target sees. Against the metal, copies between the two thresholds
 are slower on the side with the lower one; on the metal itself, the
 mechanism: tunable=min (NT stores) against the default below the threshold."""
 
-from ...names import METAL_KIND
+from ...results.targets import METAL_KIND
 from ..measure import contrast, fmt
 from .verdict import (
     CANNOT_TELL,

@@ -3,7 +3,7 @@ clock_gettime leaves the vDSO; and in a container with a CPU quota below the
 visible CPUs, GOMAXPROCS=visible oversubscribes. Both are the kernel's and
 the scheduler's doing, so they are judged on TCG guests too."""
 
-from ...names import CONTAINER
+from ...results.targets import CONTAINER
 from ..measure import contrast, fmt, median
 from .verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict, missing, straddles
 

@@ -2,7 +2,7 @@
 vmparity.names (the package is installed in the venv ansible-playbook runs
 from). Every role that depends on this one can use them."""
 
-from vmparity.names import container_target, guest_target, metal_target, target_kind
+from vmparity.results.targets import container_target, guest_target, metal_target, target_kind
 
 
 class FilterModule:

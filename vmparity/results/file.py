@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .formatspec import known_units
+from ..errors import InputError
+from .spec import known_units
 from .samples import Benchmark, Samples
 
 # The default size limit fits the largest lab run (well under 1 MB per
@@ -107,7 +107,7 @@ class ResultFile:
 
     def require_fingerprint(self, keys=None):
         """The lab file check (labcheck.check): raises InputError, returns self."""
-        from .labcheck import check
+        from .check import check
 
         return check(self, keys)
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formatspec import speed_units
-from ..names import is_aa_control, split_name
-from ..sensitivity import POWER
+from ..results.spec import speed_units
+from ..results.targets import is_aa_control, split_name
+from ..stats.sensitivity import POWER
 
 
 @dataclass

@@ -11,7 +11,7 @@ the one the list functions give.
 
 import numpy as np
 
-from . import stats
+from .. import stats
 
 BLOCK_VALUES = 1 << 16  # 512 KiB of doubles per gathered block: a few copies of it at a time
 CHUNK_CELLS = 1 << 16  # cells sorted by size at a time, so the bookkeeping is bounded too

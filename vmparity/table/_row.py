@@ -9,7 +9,7 @@ deltas, spreads, and mark_within_noise().
 
 from dataclasses import dataclass, field
 
-from . import stats
+from .. import stats
 
 
 @dataclass

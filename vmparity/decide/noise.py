@@ -49,9 +49,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import sensitivity
-from .names import aa_control_of, is_lab_metal, split_name
-from .stats import MAD_NORMAL
+from ..stats import sensitivity
+from ..results.targets import aa_control_of, is_lab_metal, split_name
+from ..stats import MAD_NORMAL
 
 FLOOR_PCT = 1.0
 K_SE = 2.0  # the band in standard errors of the difference of two medians (≈ its two-sided 95 % bound)

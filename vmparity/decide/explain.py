@@ -16,8 +16,8 @@ import jinja2
 import jinja2.sandbox
 import yaml
 
-from .errors import InputError
-from .names import param_number, split_name
+from ..errors import InputError
+from ..results.targets import param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "verdict", "pct-below"}
@@ -66,8 +66,8 @@ class Result:
 
 def load_rules(path=None):
     if path is None:
-        text = resources.files("vmparity").joinpath("rules.yaml").read_text(encoding="utf-8")
-        where = "vmparity/rules.yaml"
+        text = resources.files("vmparity.decide").joinpath("rules.yaml").read_text(encoding="utf-8")
+        where = "vmparity/decide/rules.yaml"
     else:
         try:
             text = Path(path).read_text(encoding="utf-8")

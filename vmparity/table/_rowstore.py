@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import cellstats, stats
-from .tablerow import Delta, geomean_row, verdict
+from . import _cellstats as cellstats
+from .. import stats
+from ._row import Delta, geomean_row, verdict
 
 _HAS_DELTA, _ALL_EQUAL, _WITHIN_NOISE = 1, 2, 4
 

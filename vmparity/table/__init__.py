@@ -9,12 +9,13 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-from . import crossrun, noise, runspread, stats
-from .cellpool import CellPool
-from .layout import Layout
-from .names import is_aa_control, is_lab_metal
-from .rowstore import RowStore
-from .tablerow import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
+from ..decide import crossrun, noise, runspread
+from .. import stats
+from ._cellpool import CellPool
+from ._layout import Layout
+from ..results.targets import is_aa_control, is_lab_metal
+from ._rowstore import RowStore
+from ._row import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
 
 
 @dataclass
@@ -86,7 +87,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
             if unit in rf.assume:
                 assume.setdefault(unit, rf.assume[unit])
     if not pool:
-        from .errors import InputError
+        from ..errors import InputError
 
         raise InputError("--filter" if filter else "compare", "no benchmark results to compare"
                          + (f" match {filter!r}" if filter else ""))
@@ -95,7 +96,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
         if baseline not in columns:
-            from .errors import InputError
+            from ..errors import InputError
 
             raise InputError("--baseline", f"{baseline!r} is not a column; expected one of {', '.join(columns)}")
         columns.remove(baseline)

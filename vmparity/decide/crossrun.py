@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
-from .names import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, on_host_of, split_name
+from .. import stats
+from ..results.targets import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, on_host_of, split_name
 
 FLOOR_PCT = 3.0  # as the in-run rule's (noise.FLOOR_PCT): no finding below it
 SPREAD_Z = 4.0  # sampling errors a change must clear: runs differ by more than their samples say (docs/noise.md)

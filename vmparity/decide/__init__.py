@@ -1,0 +1,1 @@
+"""decide: noise, cross-run judgement, explain rules, lab figures."""

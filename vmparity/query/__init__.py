@@ -1,0 +1,1 @@
+"""select: filter, projection, benchmark names."""

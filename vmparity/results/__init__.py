@@ -1,0 +1,1 @@
+"""read: result files, their samples, inputs, the lab's result check, provenance."""
