@@ -8,7 +8,7 @@ import pytest
 import resultgen
 from vmparity.errors import InputError
 from vmparity.lab import disturbed, rounds
-from vmparity.results.targets import job_of
+from vmparity.query.names import job_of
 from vmparity.power import plant
 from vmparity.results.file import parse_file
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmparity.errors import InputError
-from vmparity.results.targets import param_number, split_name
+from vmparity.query.names import param_number, split_name
 from vmparity.results.check import check
 from vmparity.results.file import parse_file, parse_text
 

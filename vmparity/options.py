@@ -32,6 +32,32 @@ def percent(text):
     return value
 
 
+def _integer(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def at_least(low):
+    """A whole number >= low: --window, --rows, --trials, --host-cpus (1), --max (0)."""
+    def check(text):
+        value = _integer(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least {low}")
+        return value
+    check.__name__ = f"at_least_{low}"
+    return check
+
+
+def port(text):
+    """--ssh-port: a TCP port, 1 to 65535."""
+    value = _integer(text)
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a TCP port between 1 and 65535")
+    return value
+
+
 def results_dir(text):
     """--results-dir: a directory, or a path where one can be made (not a file)."""
     if not text:

@@ -12,8 +12,6 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
         results_dir=None, fail_on_regression=None, baseline=None):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    if not 0 < alpha < 1:
-        raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
                     history_dir=inputs.runs_dir(results_dir))

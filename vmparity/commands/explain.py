@@ -47,10 +47,6 @@ def sibling_noise(base_input, alpha):
 
 
 def run(base, head, out, err, alpha=0.05, fmt="text", results_dir=None, rules=None):
-    if not 0 < alpha < 1:
-        from ..errors import InputError
-
-        raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     _, result = analyse(base, head, alpha, results_dir, rules)
     explanation.FORMATS[fmt](result, out)
     if result.missing and fmt != "json":

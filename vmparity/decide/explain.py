@@ -17,7 +17,7 @@ import jinja2.sandbox
 import yaml
 
 from ..errors import InputError
-from ..results.targets import param_number, split_name
+from ..query.names import family, param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "verdict", "pct-below"}
@@ -226,11 +226,6 @@ def findings(table, within=None):
                 side = base if base in r.cells else col
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, None, 1.0, "one-sided", side))
     return out
-
-
-def family(name):
-    """A benchmark's family: its name up to the first `/` (BenchmarkClock/clock=… -> BenchmarkClock)."""
-    return name.split("/", 1)[0]
 
 
 def _families(table):

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.spec import speed_units
-from ..results.targets import is_aa_control, split_name
+from ..results.targets import is_aa_control
+from ..query.names import family
 from ..stats.sensitivity import POWER
 
 
@@ -82,12 +83,12 @@ def sensitivity(table):
                 continue
             if spreads is None:
                 spreads = r.spreads
-            per.setdefault((col, split_name(r.name)[0], r.unit), []).append(
+            per.setdefault((col, family(r.name), r.unit), []).append(
                 m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2))
     out = []
-    for (col, family, unit), v in per.items():
+    for (col, fam, unit), v in per.items():
         finite = [x for x in v if math.isfinite(x)]
-        out.append(FamilySensitivity(col, family, unit, len(v),
+        out.append(FamilySensitivity(col, fam, unit, len(v),
                                      float(np.median(v)) if len(finite) * 2 > len(v) else math.inf, max(v)))
     return out
 

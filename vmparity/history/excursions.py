@@ -92,7 +92,7 @@ def pr_notes(head, results_dir=None):
     from ..results import inputs
     from ..errors import InputError
     from . import changepoints
-    from .render import md_code
+    from ..render.escape import md_code
 
     try:
         run_dir = Path(inputs.resolve(head, results_dir))

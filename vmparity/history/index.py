@@ -33,7 +33,7 @@ from ..results import inputs, provenance
 from .. import stats
 from ..errors import InputError
 from ..results.spec import series_keys
-from ..results.targets import host_suffix, is_lab_metal
+from ..results.targets import is_lab_metal, metal_of
 from ..results.file import parse_file
 from . import packed
 
@@ -327,11 +327,8 @@ def lab_host(target, metals):
     metal whose `-<host>` suffix the target shares."""
     if len(metals) == 1:
         return next(iter(metals.values()))
-    for metal, host in metals.items():
-        suffix = host_suffix(metal)
-        if suffix and target.endswith(suffix):
-            return host
-    return None
+    metal = metal_of(target, metals)
+    return None if metal is None else metals[metal]
 
 
 def fingerprint(config, keys=None):

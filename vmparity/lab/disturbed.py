@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..results.spec import known_units, speed_units
-from ..results.targets import job_of
+from ..query.names import job_of
 from ..stats import MAD_NORMAL
 
 MIN_SHIFT_PCT = 3.0

@@ -5,7 +5,7 @@ import math
 from collections import Counter
 
 from ..decide import noise
-from ..decide.explain import family
+from ..query.names import family
 from . import fmt, fold
 from .escape import md_code, md_text, terminal
 

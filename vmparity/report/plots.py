@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display on a lab host or in CI
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..results.targets import param_number, split_name  # noqa: E402
+from ..query.names import param_number, split_name  # noqa: E402
 from ..render.escape import plot_label  # noqa: E402
 
 # Threshold labels closer than this share of the axes' width would touch.
