@@ -18,8 +18,8 @@ from ..results import machine
 from ..history import excursions
 from ..render import crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
-from . import compare
-from .explain import analyse
+from ..render.gate import gate
+from ..report.pair import analyse
 
 MARKER = "<!-- vmparity-pr-comment -->"
 LIMIT = 60_000
@@ -147,4 +147,4 @@ def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
     t, result = analyse(base, head, alpha, results_dir)
     out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
-    return compare.gate(t, fail_on_regression, err)
+    return gate(t, fail_on_regression, err)

@@ -205,3 +205,17 @@ def pairs_in(columns):
     """[(metal, aa)] for every lab metal whose A/A pass is among the columns."""
     cols = set(columns)
     return [(c, aa_control_of(c)) for c in columns if is_lab_metal(c) and aa_control_of(c) in cols]
+
+
+def apply(table, models):
+    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
+    table.noise = [m for m in models if m.rows]
+    for m in table.noise:
+        for r in table.rows:
+            deltas = r.deltas
+            if not any(d.comparison.significant for d in deltas.values()):
+                continue
+            spreads = r.spreads
+            for col, d in deltas.items():
+                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
+                    r.mark_within_noise(col)

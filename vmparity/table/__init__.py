@@ -110,7 +110,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     table.configs = configs
     base = columns[0]
     if col_spec == "target":
-        apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
+        noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     if crossrun.applies(inputs, layout):
         history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]
@@ -134,29 +134,3 @@ def baseline_rank(target, kind):
     if is_aa_control(target):
         return 1
     return 2 if kind == "metal" else 3
-
-
-def apply_noise(table, models):
-    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
-    table.noise = [m for m in models if m.rows]
-    for m in table.noise:
-        for r in table.rows:
-            deltas = r.deltas
-            if not any(d.comparison.significant for d in deltas.values()):
-                continue
-            spreads = r.spreads
-            for col, d in deltas.items():
-                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
-                    r.mark_within_noise(col)
-
-
-def regressions_over(table, threshold_pct):
-    """Significant changes in the worse direction larger than threshold_pct; for two
-    runs, the rows beyond run-to-run noise (crossrun.RowJudgement) instead."""
-    if table.crossrun is not None:
-        return table.crossrun.regressions_over(threshold_pct)
-    out = []
-    for r, col, d in table.significant():
-        if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:
-            out.append((r, col, d))
-    return out
