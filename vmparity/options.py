@@ -9,11 +9,11 @@ import math
 import os
 
 
-def _number(text):
+def _number(text, kind=float, what="a number"):
     try:
-        return float(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
 def probability(text):
@@ -32,17 +32,10 @@ def percent(text):
     return value
 
 
-def _integer(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
 def at_least(low):
     """A whole number >= low: --window, --rows, --trials, --host-cpus (1), --max (0)."""
     def check(text):
-        value = _integer(text)
+        value = _number(text, int, "a whole number")
         if value < low:
             raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least {low}")
         return value
@@ -52,7 +45,7 @@ def at_least(low):
 
 def port(text):
     """--ssh-port: a TCP port, 1 to 65535."""
-    value = _integer(text)
+    value = _number(text, int, "a whole number")
     if not 0 < value < 65536:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a TCP port between 1 and 65535")
     return value

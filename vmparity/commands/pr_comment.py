@@ -131,16 +131,10 @@ def _significant_rows(t, sig, budget):
     order = sorted(sig, key=lambda x: -abs(x[2].pct) if x[2].pct is not None else 0)
     head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | {md_code(base, in_table=True)} | head | change | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|---|\n")
-    parts, used, shown = [head], len(head), 0
-    for r, col, d in order:
-        line = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
-                f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n")
-        if used + len(line) > budget:
-            break
-        parts.append(line)
-        used += len(line)
-        shown += 1
-    return "".join(parts), shown
+    lines = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
+             f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n"
+             for r, col, d in order)
+    return markdown.fit(head, lines, budget)
 
 
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):

@@ -185,6 +185,11 @@ class RowStore:
         return out
 
 
+def _of_row(method):
+    """A StoredRow attribute read from its store: store.method(row index)."""
+    return property(lambda row: getattr(row._store, method)(row._i), doc=f"RowStore.{method} of this row")
+
+
 class StoredRow:
     """One row of a RowStore, with Row's attributes; cells and deltas are made when read."""
 
@@ -193,33 +198,16 @@ class StoredRow:
     def __init__(self, store, i):
         self._store, self._i = store, i
 
-    @property
-    def group(self):
-        return self._store.group(self._i)
+    group = _of_row("group")
+    unit = _of_row("unit")
+    higher_better = _of_row("direction")
+    cells = _of_row("cells")
+    deltas = _of_row("deltas")
+    spreads = _of_row("spreads")
 
     @property
     def name(self):
         return self._store.names[self._i]
-
-    @property
-    def unit(self):
-        return self._store.unit(self._i)
-
-    @property
-    def higher_better(self):
-        return self._store.direction(self._i)
-
-    @property
-    def cells(self):
-        return self._store.cells(self._i)
-
-    @property
-    def deltas(self):
-        return self._store.deltas(self._i)
-
-    @property
-    def spreads(self):
-        return self._store.spreads(self._i)
 
     def mark_within_noise(self, column):
         self._store.mark_within_noise(self._i, column)
