@@ -65,3 +65,26 @@ def test_bad_option_values_are_usage_errors(cli, tmp_path, argv, option):
     """Defect 5: bare float/int options took any value; each is now checked where it is parsed."""
     r = cli("--results-dir", tmp_path, *argv)
     assert r.code == 2 and option in r.err and "usage:" in r.err, r.err
+
+
+def test_computed_once():
+    """Defect 4: the table's warnings, the per-target counts, grouping cells by sample size
+    and the assume=exact rule each had two or three copies."""
+    import numpy as np
+
+    from vmparity import stats, table
+    from vmparity.report import sections
+    from vmparity.stats import exact
+    from vmparity.table import _cellstats, _rowstore
+
+    assert not hasattr(stats, "summarize_exact") and not hasattr(stats, "compare_exact")
+    assert not hasattr(_cellstats, "_by_size") and not hasattr(stats, "_group_by_len")
+    assert _rowstore.exact is exact and sections.figures is figures
+    assert table.Table([], [], [], 0.05, 0.95).warnings() == {}  # no second walk over row objects
+    # one grouping, whatever the order of the sizes: the same numbers as one at a time
+    samples = [[1, 2, 3], [4, 5, 6, 7], [3, 2, 1], [9], [7, 6, 5, 4]]
+    assert [s.center for s in stats.summarize_many(samples)] == [stats.summarize_many([s])[0].center for s in samples]
+    pairs = [(a, b) for a in samples for b in samples]
+    assert [c.p for c in stats.compare_many(pairs)] == [stats.compare_many([pr])[0].p for pr in pairs]
+    assert list(stats.by_size(np.array([3, 1, 3, 2]))) and [k for k, _ in stats.by_size([3, 1, 3, 2])] == [1, 2, 3]
+    assert exact.summarize([3, 4, 3]) == (3.0, 3.0, 4.0) and exact.warnings(3, 4) and not exact.warnings(3, 3)

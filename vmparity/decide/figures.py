@@ -22,6 +22,8 @@ class TargetFigures:
     beyond: int  # significant and beyond noise (explained or not)
     within: int  # significant but within noise
     unexplained: int  # beyond noise, no rule matched
+    worse: int = 0  # beyond noise and worse
+    better: int = 0  # beyond noise and better
 
     @property
     def beyond_share(self):
@@ -36,8 +38,10 @@ def per_target(table, explained):
         deltas = [r.deltas[col] for r in table.rows if col in r.deltas]
         res = explained[col]
         beyond = sum(d.comparison.significant and not d.within_noise for d in deltas)
+        worse = sum(d.verdict == "worse" and not d.within_noise for d in deltas)
+        better = sum(d.verdict == "better" and not d.within_noise for d in deltas)
         out.append(TargetFigures(col, table.configs.get(("", col), {}).get("target-kind", "?"), len(deltas),
-                                 beyond, len(res.within_noise), len(res.unexplained)))
+                                 beyond, len(res.within_noise), len(res.unexplained), worse, better))
     return out
 
 

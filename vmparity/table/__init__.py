@@ -36,23 +36,10 @@ class Table:
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
 
     def warnings(self):
-        """Unique warnings in row order: {warning: (number of cells, the first one's label)}."""
-        if self.store is not None:
-            return self.store.warnings()  # the same, from the packed numbers
-        out = {}
-        for r in self.rows:
-            for col, s in r.cells.items():
-                for w in s.warnings:
-                    _note(out, w, r, col)
-            for col, d in r.deltas.items():
-                for w in d.comparison.warnings:
-                    _note(out, w, r, col)
-        return out
-
-
-def _note(out, warning, r, col):
-    have = out.get(warning)
-    out[warning] = (have[0] + 1, have[1]) if have else (1, f"{r.name} {r.unit} [{col}]")
+        """Unique warnings in row order: {warning: (number of cells, the first one's label)}, from the
+        packed numbers (RowStore.warnings). A view of rows without a store (report/hosts.pair_table)
+        has none of its own: the table it views says them."""
+        return self.store.warnings() if self.store is not None else {}
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
