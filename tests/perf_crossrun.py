@@ -1,4 +1,4 @@
-"""How well two runs are compared across runs (vmparity/crossrun.py): both error rates.
+"""How well two runs are compared across runs (vmparity/decide/crossrun.py): both error rates.
 
     .venv/bin/python tests/perf_crossrun.py [--pair BASE HEAD]… [--shift PCT]… [--seed N]
 

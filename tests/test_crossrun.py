@@ -1,4 +1,4 @@
-"""Noise control across runs (vmparity/crossrun.py, docs/noise.md "Across runs"):
+"""Noise control across runs (vmparity/decide/crossrun.py, docs/noise.md "Across runs"):
 synthetic pairs of runs whose host drift and target shifts are known."""
 
 import random

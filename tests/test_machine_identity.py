@@ -1,5 +1,5 @@
 """Which machine: the `machine` key decides like-for-like, not host names
-(vmparity/machine.py; envprobe's side is bench-src/go/envprobe/machine.go)."""
+(vmparity/results/machine.py; envprobe's side is bench-src/go/envprobe/machine.go)."""
 
 import resultgen as g
 from test_crossrun import make_run

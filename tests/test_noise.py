@@ -1,4 +1,4 @@
-"""The A/A control rule (vmparity.noise): drift within noise is not flagged, a real effect is."""
+"""The A/A control rule (vmparity.decide.noise): drift within noise is not flagged, a real effect is."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""A table built from files keeps its numbers packed (rowstore.py); its rows must
+"""A table built from files keeps its numbers packed (table/_rowstore.py); its rows must
 read exactly as plain rows holding the same objects would."""
 
 import random

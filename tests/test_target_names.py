@@ -1,4 +1,4 @@
-"""Target names and kinds have one definition (vmparity.names); the Ansible roles
+"""Target names and kinds have one definition (vmparity.results.targets); the Ansible roles
 reach it through the `vmparity` role's filter plugin, checked here with the
 real ansible-playbook on localhost (no daemon involved)."""
 

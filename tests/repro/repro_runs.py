@@ -1,5 +1,5 @@
 """Build result-file text for the verdict tests and parse it with the real
-parser (vmparity.resultfile), so the verdicts see what `benchrun` writes."""
+parser (vmparity.results.file), so the verdicts see what `benchrun` writes."""
 
 from vmparity.results.file import parse_text
 

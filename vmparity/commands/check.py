@@ -1,4 +1,4 @@
-"""`vmparity check FILE…`: the strict check of lab result files (labcheck.py).
+"""`vmparity check FILE…`: the strict check of lab result files (results/check.py).
 
 Every file is checked and every problem printed (`file:line: message`), so
 one run of the command lists all that is wrong; exit 2 if any file fails.

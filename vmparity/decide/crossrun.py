@@ -3,7 +3,7 @@ beyond what identical code shows from one run to the next (docs/noise.md,
 "Across runs").
 
 Two runs are two moments of a shared host. Per row, the lab's two passes of
-metal (`metal`, `metal-aa`: names.py) say how the host moved between them:
+metal (`metal`, `metal-aa`: results/targets.py) say how the host moved between them:
 their mean change (in log space) is the row's **host drift** D, and how far
 the two disagree, ε = |Δ_metal − Δ_metal-aa|, is a cross-run A/A draw of that
 row. A target's own change is its change with the drift taken out,

@@ -2,7 +2,7 @@
 small a difference the run could have seen.
 
 Every lab run measures the host's metal twice per round under two names
-(`metal` and `metal-aa`, vmparity.names). Comparing the two gives the run's
+(`metal` and `metal-aa`, vmparity.results.targets). Comparing the two gives the run's
 noise figure: the share of rows that come out "significant" although nothing
 differs.
 

@@ -1,7 +1,7 @@
 """Per seed and per target: did the seed's effect reproduce here?
 
 Pure functions. `judge_run(run)` takes a run — {target name: parsed result
-file} (vmparity.resultfile.ResultFile or anything with `.config` and
+file} (vmparity.results.file.ResultFile or anything with `.config` and
 `.benchmarks` of objects with `.units` and `.values`) — and returns one
 Verdict per scenario per target the scenario covers: `reproduced`,
 `not reproduced` (with the numbers measured here), `inconclusive` or

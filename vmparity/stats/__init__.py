@@ -1,4 +1,8 @@
-"""Statistics, matching benchstat (golang.org/x/perf/benchmath, "assume nothing").
+"""Stage 3, statistics (golang/perf's benchmath), matching benchstat ("assume nothing").
+
+Owns the numbers: summaries and U tests here, the U test itself in utest.py,
+samples of a unit declared exact in exact.py, the power of the U test in
+sensitivity.py. Imports nothing of vmparity.
 
 - centre: the sample median (Hyndman–Fan R8, what go-moremath's Quantile uses);
 - its confidence interval from order statistics of the binomial distribution

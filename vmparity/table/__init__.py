@@ -1,4 +1,9 @@
-"""The comparison table (like x/perf's benchtab): rows x columns of summaries.
+"""Stage 5, the comparison table (golang/perf's benchtab): rows x columns of summaries.
+
+build() is the public entry, Table, Row and Delta the public types; the cell
+pool, the row store, the layout and the per-cell statistics are private
+(_cellpool, _rowstore, _layout, _cellstats, _row). build applies decide's
+noise and cross-run judges to the table it returns.
 
 Columns are the operands (A, B, ...) or, with `by=KEY`, the values of a
 configuration key (e.g. every target of one run side by side). The first

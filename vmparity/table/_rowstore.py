@@ -7,7 +7,7 @@ values. So table.build keeps one array per field, one entry per cell, and
 `table.rows` makes each row's objects when it is read (StoredRow); the
 renderers read a row once and let it go. Everything a row says is either
 stored (centre, interval, p, the all-equal and within-noise flags) or
-derived from what is stored exactly as stats.py derives it (warnings,
+derived from what is stored exactly as the stats package derives it (warnings,
 change, verdict), so a row reads the same as when it was an object.
 """
 
@@ -25,7 +25,7 @@ _HAS_DELTA, _ALL_EQUAL, _WITHIN_NOISE = 1, 2, 4
 
 class RowStore:
     def __init__(self, pool, columns, direction, exact_units, alpha, confidence, groups_by_name=False):
-        """pool: a filled cellpool.CellPool; columns: the final column labels."""
+        """pool: a filled _cellpool.CellPool; columns: the final column labels."""
         rows, cells = pool.rows_and_cells(columns, groups_by_name)
         self.columns = columns
         self._column_no = {c: i for i, c in enumerate(columns)}
@@ -68,7 +68,7 @@ class RowStore:
     def rows(self):
         return RowList(self, range(len(self.names)))
 
-    # -- one row, as objects (.item() gives Python numbers, as stats.py's objects hold) --
+    # -- one row, as objects (.item() gives Python numbers, as the stats package's objects hold) --
 
     def group(self, i):
         return self.groups[self._row_group.item(i)]
@@ -124,7 +124,7 @@ class RowStore:
     # -- the whole table ------------------------------------------------------
 
     def geomeans(self):
-        """tablerow.GeomeanRow per group and unit, in row order."""
+        """_row.GeomeanRow per group and unit, in row order."""
         out = []
         ncols = len(self.columns)
         complete = np.flatnonzero(np.diff(self._row_start) == ncols)  # rows with every column present
