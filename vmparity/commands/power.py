@@ -3,7 +3,6 @@ and print how many the noise rule finds (recall) beside its false alarms."""
 
 import json
 
-from ..errors import InputError
 from ..power import trials
 from ..render.escape import terminal
 

@@ -23,7 +23,6 @@ Two changes of opposite sign whose second brings the track back near its
 level before the first are an excursion (excursions.py).
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
