@@ -24,7 +24,7 @@ from invoke.exceptions import Exit
 from rich.console import Console
 from rich.table import Table
 
-from vmparity.names import metal_target
+from vmparity.results.targets import metal_target
 
 REPO = Path(__file__).resolve().parent
 BENCH_DIR = REPO / "build" / "bench"

@@ -11,12 +11,15 @@ BENCH_MEMORY_DIR    ?= $(BUILD)/bench-memory
 # bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
 BENCH_CROSSRUN_ARGS ?=
 
-.PHONY: test-py bench-compare bench-memory bench-crossrun
+.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun
 
-TEST_TARGETS += test-py
+TEST_TARGETS += test-py lint-imports
 
 test-py: $(STAMPS)/venv $(BENCHSTAT) ## Run the vmparity Python tests (parser, stats vs benchstat, golden files, bad input, fuzz)
 	BENCHSTAT=$(BENCHSTAT) $(PY) -m pytest -q -p no:cacheprovider $(PY_TESTS)
+
+lint-imports: $(STAMPS)/venv ## Check the import direction of vmparity's stages ([tool.importlinter] in pyproject.toml, docs/architecture.md)
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 bench-compare: $(STAMPS)/venv $(BENCHSTAT) ## Time `vmparity compare` against benchstat on two files of 100,000 result lines
 	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_compare.py --lines $(BENCH_COMPARE_LINES) --dir $(BENCH_COMPARE_DIR)

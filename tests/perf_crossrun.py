@@ -1,4 +1,4 @@
-"""How well two runs are compared across runs (vmparity/crossrun.py): both error rates.
+"""How well two runs are compared across runs (vmparity/decide/crossrun.py): both error rates.
 
     .venv/bin/python tests/perf_crossrun.py [--pair BASE HEAD]… [--shift PCT]… [--seed N]
 
@@ -23,9 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vmparity import crossrun, inputs, table  # noqa: E402
-from vmparity.formatspec import known_units  # noqa: E402
-from vmparity.names import is_aa_control, is_lab_metal  # noqa: E402
+from vmparity.decide import crossrun  # noqa: E402
+from vmparity.results import inputs  # noqa: E402
+from vmparity import table  # noqa: E402
+from vmparity.results.spec import known_units  # noqa: E402
+from vmparity.results.targets import is_aa_control, is_lab_metal  # noqa: E402
 
 SAME_CODE_PAIRS = [
     ("2026-11-24T08-46-26Z-repro-quick-b", "2026-11-24T08-46-26Z-repro-quick-a"),

@@ -147,7 +147,9 @@ def target_file(tmp_path, config, seed=1, count=10, noise=0.01, name=None):
 def explained_pair(tmp_path, metal, box, extra_rows, seed):
     """explain() of metal against box (their headers): each side the suite of its fingerprint, 6 repetitions,
     plus extra_rows(side, rng) (side 0 metal, 1 box), written as <target>.txt in tmp_path."""
-    from vmparity import explain, inputs, table
+    from vmparity.decide import explain
+    from vmparity.results import inputs
+    from vmparity import table
 
     rng = random.Random(seed)
     files = []

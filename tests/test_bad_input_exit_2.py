@@ -9,7 +9,7 @@ import os
 import pytest
 
 import resultgen
-from vmparity.names import param_number, split_name
+from vmparity.query.names import param_number, split_name
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import resultgen
-from vmparity.names import is_aa_control, is_lab_metal
+from vmparity.results.targets import is_aa_control, is_lab_metal
 
 
 def columns(cli, run_dir):

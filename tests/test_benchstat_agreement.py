@@ -14,7 +14,7 @@ import json
 import pytest
 
 import benchstat_csv
-from vmparity.benchfilter import tidy_unit
+from vmparity.query.filter import tidy_unit
 
 SCALE = {"ns/op": 1e-9, "MB/s": 1e6}  # benchstat shows ns/op in sec/op and MB/s in B/s
 

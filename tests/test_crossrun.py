@@ -1,4 +1,4 @@
-"""Noise control across runs (vmparity/crossrun.py, docs/noise.md "Across runs"):
+"""Noise control across runs (vmparity/decide/crossrun.py, docs/noise.md "Across runs"):
 synthetic pairs of runs whose host drift and target shifts are known."""
 
 import random
@@ -7,7 +7,9 @@ import pytest
 
 import resultgen as g
 from perf_crossrun import plant_slowdown
-from vmparity import crossrun, inputs, runspread, table
+from vmparity.decide import crossrun, runspread
+from vmparity.results import inputs
+from vmparity import table
 
 AA = dict(g.METAL, target="metal-aa")
 TARGETS = (g.METAL, AA, g.QUOTA_CONTAINER)

@@ -8,9 +8,9 @@ import pytest
 import resultgen
 from vmparity.errors import InputError
 from vmparity.lab import disturbed, rounds
-from vmparity.names import job_of
+from vmparity.query.names import job_of
 from vmparity.power import plant
-from vmparity.resultfile import parse_file
+from vmparity.results.file import parse_file
 
 TARGETS = ("metal", "metal-aa", "container-nolimit")
 CLOCK = "clock"

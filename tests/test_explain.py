@@ -7,7 +7,9 @@ import pytest
 
 import golden
 import resultgen
-from vmparity import explain, inputs, table
+from vmparity.decide import explain
+from vmparity.results import inputs
+from vmparity import table
 from vmparity.errors import InputError
 
 
@@ -133,7 +135,7 @@ def test_real_benchrun_pair_is_explained_by_the_nt_threshold(cli, testdata):
 
 
 def test_real_smoke_file_has_a_complete_fingerprint(testdata):
-    from vmparity.resultfile import parse_file
+    from vmparity.results.file import parse_file
     rf = parse_file(testdata / "benchrun" / "smoke-all.txt").require_fingerprint()
     assert {"BenchmarkStorefwd", "BenchmarkFence", "BenchmarkAlign", "BenchmarkSnowflake"} <= {n.split("/")[0] for n in rf.benchmarks}
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 import resultgen
-from vmparity import explain, inputs, table
+from vmparity.decide import explain
+from vmparity.results import inputs
+from vmparity import table
 
 LOADER = next((p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")
                if Path(p).exists()), None)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import resultgen
 
-from vmparity.resultfile import parse_file
+from vmparity.results.file import parse_file
 
 
 def run_dir(tmp_path):

@@ -56,7 +56,7 @@ def test_index_matches_a_fresh_parse(tmp_path):
     ix.refresh()
     t = tracks.load(ix).tracks[0]
     ix.close()
-    from vmparity.resultfile import parse_file
+    from vmparity.results.file import parse_file
 
     rf = parse_file(runs / plan.run_id(1) / "metal.txt")
     values = rf.benchmarks[t.name].values[0]

@@ -1,10 +1,10 @@
 """Which machine: the `machine` key decides like-for-like, not host names
-(vmparity/machine.py; envprobe's side is bench-src/go/envprobe/machine.go)."""
+(vmparity/results/machine.py; envprobe's side is bench-src/go/envprobe/machine.go)."""
 
 import resultgen as g
 from test_crossrun import make_run
-from vmparity import machine
-from vmparity.resultfile import parse_text
+from vmparity.results import machine
+from vmparity.results.file import parse_text
 
 
 def _rehost(run, target, host):

@@ -1,12 +1,14 @@
-"""The A/A control rule (vmparity.noise): drift within noise is not flagged, a real effect is."""
+"""The A/A control rule (vmparity.decide.noise): drift within noise is not flagged, a real effect is."""
 
 import math
 
 import numpy as np
 import pytest
 import resultgen
-from vmparity import inputs, noise, stats, table
-from vmparity.names import aa_control_of, is_aa_control, is_lab_metal
+from vmparity.results import inputs
+from vmparity.decide import noise
+from vmparity import stats, table
+from vmparity.results.targets import aa_control_of, is_aa_control, is_lab_metal
 
 
 def _run(tmp_path, effect=None, drift=0.0, seed=0, count=5, noise_sd=0.02, metal_spell=None):

@@ -3,7 +3,9 @@
 import random
 
 import resultgen
-from vmparity import explain, inputs, table
+from vmparity.decide import explain
+from vmparity.results import inputs
+from vmparity import table
 
 
 def _pair(tmp_path, throttled):

@@ -3,6 +3,7 @@ and the hosts' metals against each other with the fingerprint keys that differ."
 
 import resultgen
 from vmparity.report import hosts
+from vmparity.results.targets import metal_of
 
 
 def _rack_run(tmp_path):
@@ -19,11 +20,11 @@ def _rack_run(tmp_path):
 
 def test_a_target_belongs_to_the_metal_whose_suffix_it_carries():
     metals = ["metal-rack1", "metal-rack01", "metal-prack01"]
-    assert hosts.host_of("guest-nosmt-rack01", metals) == "metal-rack01"
-    assert hosts.host_of("metal-aa-prack01", metals) == "metal-prack01"
-    assert hosts.host_of("container-quota-rack1", metals) == "metal-rack1"
-    assert hosts.host_of("guest-nosmt", metals) is None
-    assert hosts.host_of("guest-nosmt", ["metal"]) == "metal"
+    assert metal_of("guest-nosmt-rack01", metals) == "metal-rack01"
+    assert metal_of("metal-aa-prack01", metals) == "metal-prack01"
+    assert metal_of("container-quota-rack1", metals) == "metal-rack1"
+    assert metal_of("guest-nosmt", metals) is None
+    assert metal_of("guest-nosmt", ["metal"]) == "metal"
 
 
 def test_each_host_is_compared_with_its_own_metal_and_the_metals_with_each_other(tmp_path, cli):

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmparity.errors import InputError
-from vmparity.names import param_number, split_name
-from vmparity.labcheck import check
-from vmparity.resultfile import parse_file, parse_text
+from vmparity.query.names import param_number, split_name
+from vmparity.results.check import check
+from vmparity.results.file import parse_file, parse_text
 
 HEADER = "vmparity-format: 1\ntarget: metal\ntarget-kind: metal\n"
 

@@ -8,7 +8,7 @@ import pytest
 import resultgen
 from vmparity.errors import InputError
 from vmparity.lab import rounds
-from vmparity.resultfile import parse_file
+from vmparity.results.file import parse_file
 
 TARGETS = ["metal", "metal-aa", "guest-nosmt", "guest-hpet-clock", "container-nolimit", "container-quota"]
 

@@ -3,7 +3,9 @@
 import random
 
 import resultgen
-from vmparity import explain, inputs, table
+from vmparity.decide import explain
+from vmparity.results import inputs
+from vmparity import table
 
 
 def test_syscall_rows_in_a_filtered_container_are_explained(tmp_path):

@@ -1,4 +1,4 @@
-"""Target names and kinds have one definition (vmparity.names); the Ansible roles
+"""Target names and kinds have one definition (vmparity.results.targets); the Ansible roles
 reach it through the `vmparity` role's filter plugin, checked here with the
 real ansible-playbook on localhost (no daemon involved)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vmparity import names
+from vmparity.results import targets
 from vmparity.repro.verdicts import reference_metal
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,30 +19,30 @@ ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 
 
 def test_names_of_each_target():
-    assert names.metal_target() == "metal" and names.metal_target("-rack02") == "metal-rack02"
-    assert names.guest_target("nosmt") == "guest-nosmt"
-    assert names.guest_target("nosmt", "-rack02") == "guest-nosmt-rack02"
-    assert names.container_target("quota") == "container-quota"
-    assert names.guest_variant("guest-smt-topoext") == "smt-topoext"
-    assert names.guest_variant("container-quota") is None
-    assert names.container_variant("container-quota") == "quota"
-    assert names.aa_control_of("metal-rack01") == "metal-aa-rack01"
+    assert targets.metal_target() == "metal" and targets.metal_target("-rack02") == "metal-rack02"
+    assert targets.guest_target("nosmt") == "guest-nosmt"
+    assert targets.guest_target("nosmt", "-rack02") == "guest-nosmt-rack02"
+    assert targets.container_target("quota") == "container-quota"
+    assert targets.guest_variant("guest-smt-topoext") == "smt-topoext"
+    assert targets.guest_variant("container-quota") is None
+    assert targets.container_variant("container-quota") == "quota"
+    assert targets.aa_control_of("metal-rack01") == "metal-aa-rack01"
 
 
 def test_kind_follows_what_runs_the_target():
-    assert [names.target_kind(r) for r in ("host", "kvm", "qemu", "docker")] == list(names.KINDS)
+    assert [targets.target_kind(r) for r in ("host", "kvm", "qemu", "docker")] == list(targets.KINDS)
     with pytest.raises(ValueError, match="unknown runner 'xen'"):
-        names.target_kind("xen")
+        targets.target_kind("xen")
 
 
 def test_patterns_cover_rack_suffixes_and_hosts_own_their_targets():
-    assert names.matches("guest-nosmt-rack02", "guest-nosmt")
-    assert names.matches("guest-nosmt", "guest-*")
-    assert not names.matches("guest-nosmtx", "guest-nosmt")
-    assert names.on_host_of("guest-nosmt-rack02", "metal-rack02")
-    assert not names.on_host_of("guest-nosmt-rack02", "metal-rack01")
-    assert names.on_host_of("guest-nosmt", "metal")
-    assert not names.on_host_of("guest-nosmt", "container-quota")
+    assert targets.matches("guest-nosmt-rack02", "guest-nosmt")
+    assert targets.matches("guest-nosmt", "guest-*")
+    assert not targets.matches("guest-nosmtx", "guest-nosmt")
+    assert targets.on_host_of("guest-nosmt-rack02", "metal-rack02")
+    assert not targets.on_host_of("guest-nosmt-rack02", "metal-rack01")
+    assert targets.on_host_of("guest-nosmt", "metal")
+    assert not targets.on_host_of("guest-nosmt", "container-quota")
 
 
 class _Target:

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from vmparity import stats, utest
+from vmparity import stats
+from vmparity.stats import utest
 
 
 def scipy_p(x, y):

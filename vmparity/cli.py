@@ -15,7 +15,7 @@ import sys
 
 from . import __version__
 from .errors import InputError
-from .options import effects, percent, probability, results_dir
+from .options import at_least, effects, percent, port, probability, results_dir
 from .render.escape import terminal, terminal_lines
 
 
@@ -78,7 +78,7 @@ def _parser():
     s.add_argument("head", metavar="B")
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
-    s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/rules.yaml)")
+    s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/decide/rules.yaml)")
 
     s = sub.add_parser("report", help="report.md and report.html with plots for one run")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -96,8 +96,8 @@ def _parser():
                    help="plant into this target (repeatable; default: every target but metal, its A/A pass and TCG guests)")
     s.add_argument("--effects", type=effects, metavar="PCTS", help="comma-separated effects in %% "
                    "(default -20,-10,-5,-3,3,5,10,20; + is a slowdown)")
-    s.add_argument("--rows", type=int, default=25, help="benchmarks planted per trial (default 25)")
-    s.add_argument("--trials", type=int, default=4, help="trials per effect and target (default 4)")
+    s.add_argument("--rows", type=at_least(1), default=25, help="benchmarks planted per trial (default 25)")
+    s.add_argument("--trials", type=at_least(1), default=4, help="trials per effect and target (default 4)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--format", default="text", choices=["text", "json"])
@@ -107,9 +107,9 @@ def _parser():
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as compare --filter")
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
     s.add_argument("--plot", metavar="DIR", help="write one PNG trend plot per selected row to DIR")
-    s.add_argument("--window", type=int, default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
-    s.add_argument("--alpha", type=float, default=0.05, help="family-wise level over every run tested (Bonferroni)")
-    s.add_argument("--min-change", type=float, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
+    s.add_argument("--window", type=at_least(1), default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
+    s.add_argument("--alpha", type=probability, default=0.05, help="family-wise level over every run tested (Bonferroni)")
+    s.add_argument("--min-change", type=percent, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
 
     s = sub.add_parser("export", help="one run as Bencher Metric Format or github-action-benchmark JSON")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -126,7 +126,7 @@ def _parser():
                        "(writes remeasured/<host>/plan.json, prints it)")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")
     m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
-    m.add_argument("--max", type=int, default=8, metavar="N", help="re-measure at most N repetitions, the largest shifts first")
+    m.add_argument("--max", type=at_least(0), default=8, metavar="N", help="re-measure at most N repetitions, the largest shifts first")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")
@@ -135,18 +135,18 @@ def _parser():
     g.add_argument("--json", action="store_true", help="print the variants as JSON")
     c = kinds.add_parser("containers", help="docker/variants.yml: the container matrix, resolved for a host")
     c.add_argument("file", nargs="?", metavar="FILE", help="default: the repository's docker/variants.yml")
-    c.add_argument("--host-cpus", type=int, metavar="N", help="the host's CPU count the quotas are resolved for (default: this host's)")
+    c.add_argument("--host-cpus", type=at_least(1), metavar="N", help="the host's CPU count the quotas are resolved for (default: this host's)")
     c.add_argument("--json", action="store_true", help="print each variant's docker run settings as JSON")
     m = lab.add_parser("domain-xml", help="render vm-templates/domain.xml.j2 for one guest variant, as the guests role does")
     m.add_argument("variant")
     m.add_argument("--variants", metavar="FILE", help="default: the repository's vm-templates/variants.yml")
     m.add_argument("--accel", choices=["kvm", "qemu"], required=True)
-    m.add_argument("--ssh-port", type=int, required=True)
+    m.add_argument("--ssh-port", type=port, required=True)
     m.add_argument("--image-dir", required=True, metavar="DIR", help="where vmlinuz and initrd.img are (the cache's image/current)")
     m.add_argument("--overlay", required=True, metavar="QCOW2")
     m.add_argument("--console-log", required=True, metavar="FILE")
     m.add_argument("--seed-disk", metavar="IMG")
-    m.add_argument("--host-cpus", type=int, metavar="N")
+    m.add_argument("--host-cpus", type=at_least(1), metavar="N")
     m = lab.add_parser("repro-plan", help="which benchrun jobs `make repro` runs on which target, as Ansible extra-vars")
     m.add_argument("--variants", metavar="FILE", help="the guest matrix (default: the repository's vm-templates/variants.yml)")
     m.add_argument("--containers", metavar="FILE", help="the container matrix (default: the repository's docker/variants.yml)")

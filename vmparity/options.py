@@ -9,11 +9,11 @@ import math
 import os
 
 
-def _number(text):
+def _number(text, kind=float, what="a number"):
     try:
-        return float(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
 def probability(text):
@@ -29,6 +29,25 @@ def percent(text):
     value = _number(text)
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"{text!r}: expected a finite percentage >= 0 (e.g. 5)")
+    return value
+
+
+def at_least(low):
+    """A whole number >= low: --window, --rows, --trials, --host-cpus (1), --max (0)."""
+    def check(text):
+        value = _number(text, int, "a whole number")
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least {low}")
+        return value
+    check.__name__ = f"at_least_{low}"
+    return check
+
+
+def port(text):
+    """--ssh-port: a TCP port, 1 to 65535."""
+    value = _number(text, int, "a whole number")
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a TCP port between 1 and 65535")
     return value
 
 

@@ -1,7 +1,7 @@
 """Build result-file text for the verdict tests and parse it with the real
-parser (vmparity.resultfile), so the verdicts see what `benchrun` writes."""
+parser (vmparity.results.file), so the verdicts see what `benchrun` writes."""
 
-from vmparity.resultfile import parse_text
+from vmparity.results.file import parse_text
 
 HEADERS = {
     "metal": {

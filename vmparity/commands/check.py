@@ -1,4 +1,4 @@
-"""`vmparity check FILE…`: the strict check of lab result files (labcheck.py).
+"""`vmparity check FILE…`: the strict check of lab result files (results/check.py).
 
 Every file is checked and every problem printed (`file:line: message`), so
 one run of the command lists all that is wrong; exit 2 if any file fails.
@@ -8,8 +8,8 @@ The C and Go tests check what the programs and benchrun write with it.
 """
 
 from ..errors import InputError
-from ..labcheck import check
-from ..resultfile import parse_file
+from ..results.check import check
+from ..results.file import parse_file
 
 
 def run(files, out, err, program_output=False):

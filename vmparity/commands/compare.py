@@ -1,17 +1,17 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
-from .. import crossrun, inputs, table
+from ..decide import crossrun
+from ..results import inputs
+from .. import table
 from ..errors import InputError
-from ..render import FORMATS, fmt
-from ..render.escape import terminal
+from ..render import FORMATS
+from ..render.gate import gate
 
 
 def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=0.05, confidence=0.95,
         results_dir=None, fail_on_regression=None, baseline=None):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    if not 0 < alpha < 1:
-        raise InputError("--alpha", f"{alpha} is not a probability; expected 0 < alpha < 1")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
                     history_dir=inputs.runs_dir(results_dir))
@@ -41,23 +41,3 @@ def note_unknown_directions(t, err):
     if units:
         err.write(f"vmparity: note: {', '.join(units)}: direction unknown, so changes are not called better or worse; "
                   f"declare it in the file with a line such as `Unit {units[0]} better=higher` (or better=lower)\n")
-
-
-def gate(t, fail_on_regression, err):
-    """Exit status for CI: 1 when a significant regression beyond noise exceeds the threshold."""
-    if fail_on_regression is None:
-        return 0
-    bad = table.regressions_over(t, fail_on_regression)
-    if not bad:
-        return 0
-    if t.crossrun is not None:
-        err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
-        for j in bad:
-            err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")
-                      + f" {fmt.pct(j.change_pct)} after host drift {fmt.pct(j.drift_pct)} (band {j.band_pct:.1f}%, p={j.p:.3f})\n")
-        return 1
-    err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
-    for r, col, d in bad:
-        grp = f"{r.group}: " if r.group else ""
-        err.write(terminal(f"  {grp}{r.name} {r.unit} [{col} vs {t.columns[0]}]") + f" {d.pct:+.2f}% (p={d.comparison.p:.3f})\n")
-    return 1

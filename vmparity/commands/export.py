@@ -2,7 +2,8 @@
 
 import json
 
-from .. import dashboards, inputs
+from ..render import dashboards
+from ..results import inputs
 from ..errors import InputError
 
 

@@ -3,7 +3,8 @@
 import os
 from pathlib import Path
 
-from .. import history, inputs
+from .. import history
+from ..results import inputs
 from ..errors import InputError
 from ..history import changepoints, render
 

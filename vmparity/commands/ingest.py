@@ -14,12 +14,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .. import inputs
+from ..results import inputs
 from ..lab import rounds
 from ..errors import InputError
-from ..labcheck import check
+from ..results.check import check
 from ..render.escape import terminal
-from ..resultfile import parse_file
+from ..results.file import parse_file
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 # A run id names a directory and, while it is assembled, a sibling

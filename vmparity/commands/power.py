@@ -3,15 +3,12 @@ and print how many the noise rule finds (recall) beside its false alarms."""
 
 import json
 
-from ..errors import InputError
 from ..power import trials
 from ..render.escape import terminal
 
 
 def run(run_arg, out, err, results_dir=None, targets=None, effects=None, rows=trials.DEFAULT_ROWS,
         ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text"):
-    if rows < 1 or ntrials < 1:
-        raise InputError("--rows/--trials", f"expected at least 1 row and 1 trial, got {rows} and {ntrials}")
     res = trials.run_trials(run_arg, results_dir, targets, tuple(effects or trials.DEFAULT_EFFECTS), rows, ntrials,
                             seed, alpha)
     (as_json if fmt == "json" else text)(res, out)

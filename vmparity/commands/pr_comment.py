@@ -13,12 +13,13 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from .. import crossrun, machine
+from ..decide import crossrun
+from ..results import machine
 from ..history import excursions
 from ..render import crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
-from . import compare
-from .explain import analyse
+from ..render.gate import gate
+from ..report.pair import analyse
 
 MARKER = "<!-- vmparity-pr-comment -->"
 LIMIT = 60_000
@@ -130,20 +131,14 @@ def _significant_rows(t, sig, budget):
     order = sorted(sig, key=lambda x: -abs(x[2].pct) if x[2].pct is not None else 0)
     head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | {md_code(base, in_table=True)} | head | change | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|---|\n")
-    parts, used, shown = [head], len(head), 0
-    for r, col, d in order:
-        line = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
-                f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n")
-        if used + len(line) > budget:
-            break
-        parts.append(line)
-        used += len(line)
-        shown += 1
-    return "".join(parts), shown
+    lines = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
+             f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n"
+             for r, col, d in order)
+    return markdown.fit(head, lines, budget)
 
 
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
     t, result = analyse(base, head, alpha, results_dir)
     out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
-    return compare.gate(t, fail_on_regression, err)
+    return gate(t, fail_on_regression, err)

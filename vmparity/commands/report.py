@@ -1,51 +1,17 @@
 """`vmparity report RUN`: report.md (+ plot PNGs) and a self-contained report.html."""
 
 import contextlib
-import importlib
 import os
-import sys
 from pathlib import Path
 
-from .. import explain, inputs, table
 from ..errors import InputError
 from ..render.escape import terminal
-from ..report import hosts, sections
-
-
-def _report_extra(module):
-    """The plots (matplotlib) and the HTML (markdown-it-py) come with the
-    `report` extra; without it, say so instead of a traceback."""
-    try:
-        return importlib.import_module(f"..report.{module}", __package__)
-    except ModuleNotFoundError as e:
-        raise InputError("vmparity report", f"needs {e.name}: pip install 'vmparity[report]'") from e
-
-
-def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots=True):
-    """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
-    loaded = inputs.load(run, results_dir, require_fingerprint=True)
-    if not loaded.is_run:
-        raise InputError(run, "expected a run directory or run-id, not a single file")
-    t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
-    rules = explain.load_rules()
-    rack = None
-    if baseline is None and len(hosts.lab_metals(t.columns)) > 1:
-        # a rack: each host against its own metal, the metals against each other
-        views = hosts.per_host(loaded, alpha, rules)
-        rack = hosts.metals_compared(loaded, alpha, rules)
-    else:
-        views = [hosts.HostView("", t.columns[0], t, hosts.explain_against_baseline(t, rules))]
-    plots = _report_extra("plots") if draw_plots else None
-    images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
-    ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
-                           [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
-                           hosts=views, rack=rack)
-    return ctx, images
+from ..report import context, sections
 
 
 def run(run_arg, out, err, out_dir=None, baseline=None, alpha=0.05, results_dir=None):
-    html = _report_extra("html")
-    ctx, images = build(run_arg, alpha, baseline, results_dir, err)
+    html = context.extra("html")
+    ctx, images = context.build(run_arg, alpha, baseline, results_dir, err)
     md = "\n".join(s for s in (fn(ctx) for fn in sections.SECTIONS) if s)
     dest = Path(out_dir) if out_dir else ctx.run_dir
     try:

@@ -23,7 +23,6 @@ Two changes of opposite sign whose second brings the track back near its
 level before the first are an excursion (excursions.py).
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,11 +41,8 @@ class Method:
     def check(self):
         from ..errors import InputError
 
-        if self.window < 1:
-            raise InputError("--window", f"{self.window}: expected at least 1 run")
-        if not 0 < self.alpha < 1:
-            raise InputError("--alpha", f"{self.alpha}: expected a level between 0 and 1")
-        if not 0 <= self.min_change < 1000 or math.isnan(self.min_change):
+        # --window and --alpha are checked as options (options.py); the percentage's upper bound is the method's
+        if not self.min_change < 1000:
             raise InputError("--min-change", f"{self.min_change}: expected a percentage between 0 and 1000")
         return self
 

@@ -12,7 +12,7 @@ recovered (the first run back).
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import provenance
+from ..results import provenance
 
 RETURN_SHARE = 0.5  # what may remain of the first change, as a share of it, for the track to be "back"
 MAX_NOTES = 5  # excursions a PR comment lists
@@ -88,10 +88,11 @@ def pr_notes(head, results_dir=None):
     stored under a runs directory, or when there are none. Never raises: the history is an extra there."""
     import sqlite3
 
-    from .. import history, inputs
+    from .. import history
+    from ..results import inputs
     from ..errors import InputError
     from . import changepoints
-    from .render import md_code
+    from ..render.escape import md_code
 
     try:
         run_dir = Path(inputs.resolve(head, results_dir))

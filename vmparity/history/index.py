@@ -29,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import inputs, machine, provenance, stats
+from ..results import inputs, machine, provenance
+from .. import stats
 from ..errors import InputError
-from ..formatspec import series_keys
-from ..names import host_suffix, is_lab_metal
-from ..resultfile import parse_file
+from ..results.spec import series_keys
+from ..results.targets import is_lab_metal, metal_of
+from ..results.file import parse_file
 from . import packed
 
 INDEX_NAME = ".index.sqlite"
@@ -335,11 +336,8 @@ def lab_host(target, metals):
     metal whose `-<host>` suffix the target shares."""
     if len(metals) == 1:
         return next(iter(metals.values()))
-    for metal, host in metals.items():
-        suffix = host_suffix(metal)
-        if suffix and target.endswith(suffix):
-            return host
-    return None
+    metal = metal_of(target, metals)
+    return None if metal is None else metals[metal]
 
 
 def fingerprint(config, keys=None):

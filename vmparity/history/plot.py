@@ -10,7 +10,7 @@ matplotlib.use("Agg")  # no display on a lab host or in CI
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .. import provenance  # noqa: E402
+from ..results import provenance  # noqa: E402
 from . import excursions  # noqa: E402
 
 MAX_TICKS = 40  # more commit labels than this overlap; every k-th run is labelled instead

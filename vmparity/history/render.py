@@ -5,18 +5,10 @@ import math
 
 import numpy as np
 
-from .. import provenance
+from ..render.escape import md_code, md_text, terminal
+from ..results import provenance
 from . import excursions
 from .columns import RunColumns, floats, intervals, nums, rows
-
-
-def md_code(text):
-    """A Markdown code span that a `|` or a backtick in the value cannot break out of."""
-    return "`" + str(text).replace("`", "'").replace("|", "\\|") + "`"
-
-
-def md_text(text):
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 
 def num(v):
@@ -61,9 +53,9 @@ def text(history, cps, method, tests, out):
     prov = history.provenance
     # a history prints a few hundred thousand rows: columns.py formats them a track at a time, and they are
     # written as they come (one string of every track would be copied, and encoded, at once)
-    runs = RunColumns(prov, lambda run_id, p: f"  {run_id:<34} {provenance.label(p):<18} {p['branch']:<12} ")
+    runs = RunColumns(prov, lambda run_id, p: terminal(f"  {run_id:<34} {provenance.label(p):<18} {p['branch']:<12} "))
     for t in history.tracks:
-        out.write(f"{t.host} · {t.target} · {t.name} · {t.unit} ({direction(t.higher_better)})\n"
+        out.write(terminal(f"{t.host} · {t.target} · {t.name} · {t.unit}") + f" ({direction(t.higher_better)})\n"
                   f"  {'run':<34} {'commit':<18} {'branch':<12} {'median':>10}  {'95% CI':<22} n\n")
         if np.isnan(t.median).any():
             row, median = TEXT_ROW_NAN, nums(t.median)
@@ -72,13 +64,13 @@ def text(history, cps, method, tests, out):
         cols = (runs.of(t), median, intervals(t.lo, t.hi), t.n.tolist())
         for s in t.series:
             if s.changed:
-                out.write(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}\n")
+                out.write(terminal(f"  -- new series from run {t.run_ids[s.start]}: {changed_keys(s.changed)}") + "\n")
             out.write(rows(row, cols, s.start, s.stop))
             out.write("\n")
         for cp in by_track.get(id(t), []):
-            out.write("  change: " + change_sentence(cp, prov) + "\n")
+            out.write(terminal("  change: " + change_sentence(cp, prov)) + "\n")
         for ex in away.get(id(t), []):
-            out.write("  excursion: " + excursions.sentence(ex, prov) + "\n")
+            out.write(terminal("  excursion: " + excursions.sentence(ex, prov)) + "\n")
         out.write("\n")
     out.write(f"{len(history.tracks)} track(s), {len(cps)} change point(s){_excursion_count(away)}; "
               f"{method.describe(tests)}.\n")
@@ -87,8 +79,8 @@ def text(history, cps, method, tests, out):
 def markdown(history, cps, method, tests, out):
     by_track, away = _by_track(cps), _excursions_by_track(cps)
     prov = history.provenance
-    runs = RunColumns(prov, lambda run_id, p: f"| {md_code(run_id)} | {md_code(provenance.label(p))} | "
-                                              f"{md_code(p['branch'])} | ")
+    runs = RunColumns(prov, lambda run_id, p: f"| {md_code(run_id, True)} | {md_code(provenance.label(p), True)} | "
+                                              f"{md_code(p['branch'], True)} | ")
     parts = ["# History", "", f"{len(history.tracks)} track(s), {len(cps)} change point(s){_excursion_count(away)}. "
              f"Change points: {md_text(method.describe(tests))}.", ""]
     for t in history.tracks:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import provenance
-from ..formatspec import series_keys
+from ..results import provenance
+from ..results.spec import series_keys
 from .index import fingerprint
 from .packed import UNKNOWN_DIRECTION
 
@@ -135,7 +135,7 @@ def _row_filter(text, files):
     None where every row or run is kept."""
     if not text or text.strip() in ("", "*"):
         return None, None
-    from ..benchfilter import Filter  # only with --filter: a history without one need not compile it
+    from ..query.filter import Filter  # only with --filter: a history without one need not compile it
 
     f = Filter(text)
     if all(k in NAME_ONLY_KEYS or k.startswith("/") for k in f.keys()):

@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..formatspec import known_units, speed_units
-from ..names import TCG_GUEST, job_of
+from ..results.spec import known_units, speed_units
+from ..results.targets import TCG_GUEST
+from ..query.names import job_of
 from ..stats import MAD_NORMAL
 
 MIN_SHIFT_PCT = 3.0

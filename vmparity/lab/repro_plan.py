@@ -7,7 +7,7 @@ run at all. That keeps the slow TCG guests from running benchmarks no verdict
 reads.
 
 The lab's targets come from the same variant files the lab is built from
-(vmparity.lab.variants), named by vmparity.names. The output is JSON
+(vmparity.lab.variants), named by vmparity.results.targets. The output is JSON
 extra-vars for ansible/playbooks/bench.yml (`bench_only_by_target`,
 `bench_targets_only`, and `bench_count` when a scenario needs more rounds than
 the profile gives: `min-rounds`); with --write DIR, also lab-up.yml's settings
@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..names import container_target, container_variant, guest_target, guest_variant, metal_target
+from ..results.targets import container_target, container_variant, guest_target, guest_variant, metal_target
 from ..repro.scenarios import covered_targets, load_scenarios
 from . import rounds, variants
 

@@ -1,5 +1,5 @@
 """Plant a known effect into a result file's text: the values of chosen
-benchmarks scaled, in the units a change of speed moves (formatspec.speed_units).
+benchmarks scaled, in the units a change of speed moves (results/spec.speed_units).
 
 An effect of +e % is a slowdown by the factor 1 + e/100: time per operation
 multiplied, throughput divided. −e % is the same factor the other way (a
@@ -7,7 +7,7 @@ speed-up), so the two are symmetric in log space, the scale the noise rule
 works in. Counts (instructions, flushes) are left as they are.
 """
 
-from ..formatspec import known_units, speed_units
+from ..results.spec import known_units, speed_units
 
 
 def factor(effect_pct):

@@ -21,10 +21,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import inputs, table
-from ..formatspec import speed_units
+from ..results import inputs
+from .. import table
+from ..results.spec import speed_units
 from ..errors import InputError
-from ..names import is_aa_control, is_lab_metal
+from ..results.targets import is_aa_control, is_lab_metal
 from . import plant
 
 DEFAULT_EFFECTS = (-20.0, -10.0, -5.0, -3.0, 3.0, 5.0, 10.0, 20.0)

@@ -1,4 +1,9 @@
-"""Renderers for a comparison Table: one module per output format."""
+"""Stage 6, render (golang/perf's texttab): every output format, one module each.
+
+escape.py is the one escape every writer uses (terminal, Markdown, HTML, plot
+labels): a value from a file never reaches an output unescaped. Imports the
+stages before it; never table internals.
+"""
 
 
 def __getattr__(name):

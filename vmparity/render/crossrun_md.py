@@ -2,8 +2,8 @@
 (crossrun.CrossRun): the counts, which comparison was made, the smallest
 change it could have seen, the rows not tested, and the changed rows."""
 
-from .. import crossrun as cr_
-from . import fmt
+from ..decide import crossrun as cr_
+from . import fmt, markdown
 from .escape import md_code, md_text
 
 NOT_TESTED_SHOWN = 8  # targets named in the "not tested" line; the rest are counted
@@ -74,18 +74,14 @@ def changed_table(t, cr, budget):
     head = (f"\n### Changed beyond run-to-run noise (largest first)\n\n| target | benchmark | unit | {md_code(cr.base, in_table=True)} | "
             f"{md_code(cr.head, in_table=True)} | host drift | change after drift | band | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|--:|--:|---|\n")
-    parts, used, shown = [head], len(head), 0
-    for j in rows:
-        c = cells.get((j.group, j.name, j.unit), {})
-        line = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
-                f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
-                f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n")
-        if used + len(line) > budget:
-            break
-        parts.append(line)
-        used += len(line)
-        shown += 1
-    return ("".join(parts) if rows else ""), shown
+    if not rows:
+        return "", 0
+    empty = {}
+    lines = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
+             f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
+             f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n"
+             for j in rows for c in [cells.get((j.group, j.name, j.unit), empty)])
+    return markdown.fit(head, lines, budget)
 
 
 def within_note(j):

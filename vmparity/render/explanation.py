@@ -4,8 +4,8 @@ import json
 import math
 from collections import Counter
 
-from .. import noise
-from ..explain import family
+from ..decide import noise
+from ..query.names import family
 from . import fmt, fold
 from .escape import md_code, md_text, terminal
 

@@ -50,3 +50,15 @@ def render(table, out, only_significant=False, notes=None):
         for w, (count, first) in warnings.items():
             out.write(f"> ⚠️ {md_text(w)} ({count} row(s), e.g. {md_code(first)})\n")
     out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")
+
+
+def fit(head, lines, budget):
+    """(head and as many of `lines` as fit in `budget` characters, how many did): a table cut to a size."""
+    parts, used, shown = [head], len(head), 0
+    for line in lines:
+        if used + len(line) > budget:
+            break
+        parts.append(line)
+        used += len(line)
+        shown += 1
+    return "".join(parts), shown

@@ -10,10 +10,12 @@ points found earlier in the same tracks (vmparity.history.changepoints).
 import sqlite3
 from pathlib import Path
 
-from .. import explain, history, stats
+from ..decide import explain
+from .. import history, stats
 from ..errors import InputError
 from ..history import changepoints, explain_change
-from ..history.render import change_sentence, changed_keys, md_code, md_text
+from ..history.render import change_sentence, changed_keys
+from ..render.escape import md_code, md_text
 from ..render import fold
 
 MAX_MOVED = 20  # rows listed as moved at this run; the rest are counted

@@ -9,9 +9,11 @@ suffix it carries (the longest, should one host's name end another's).
 
 from dataclasses import dataclass
 
-from .. import explain, inputs, table
+from ..decide import explain
+from ..results import inputs
+from .. import table
 from ..lab.rounds import PER_REPETITION, PERIODS_KEY, SUMMED_KEYS
-from ..names import aa_control_of, host_suffix, is_aa_control, is_lab_metal
+from ..results.targets import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of
 
 
 @dataclass
@@ -24,14 +26,6 @@ class HostView:
 
 def lab_metals(targets):
     return [t for t in targets if is_lab_metal(t)]
-
-
-def host_of(target, metals):
-    """The lab metal whose host suffix `target` carries (None when it carries none)."""
-    fits = [m for m in metals if target.endswith(host_suffix(m))]
-    if not fits:
-        return None
-    return max(fits, key=lambda m: len(host_suffix(m)))
 
 
 def explain_against_baseline(t, rules):
@@ -61,7 +55,7 @@ def per_host(loaded, alpha, rules):
     metals = lab_metals(targets)
     views = []
     for metal in metals:
-        members = [t for t in targets if host_of(t, metals) == metal]
+        members = [t for t in targets if metal_of(t, metals) == metal]
         t = table.build([_subset(loaded, members)], by="target", alpha=alpha, baseline=metal)
         views.append(HostView(host_suffix(metal).lstrip("-"), metal, t, explain_against_baseline(t, rules)))
     return views

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display on a lab host or in CI
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..names import param_number, split_name  # noqa: E402
+from ..query.names import param_number, split_name  # noqa: E402
 from ..render.escape import plot_label  # noqa: E402
 
 # Threshold labels closer than this share of the axes' width would touch.
@@ -38,6 +38,17 @@ def _png(fig):
         fig.savefig(buf, format="png", dpi=96, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     return buf.getvalue()
+
+
+def _finish(fig, ax, xlabel, ylabel, title, axis="both"):
+    """Label a plot, put its legend outside, grid it; the PNG."""
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    _legend_outside(ax)
+    ax.grid(True, axis=axis, which="both", alpha=0.3)
+    return _png(fig)
 
 
 def _legend_outside(ax, **kw):
@@ -157,12 +168,8 @@ def memcpy(table):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _threshold_labels(ax, threshold_colors)
-    ax.set_xlabel("copy size (bytes)")
-    ax.set_ylabel("bytes/s (higher is better)")
-    ax.set_title("memcpy throughput (tunable=default, median and CI); vertical: non-temporal thresholds")
-    _legend_outside(ax)
-    ax.grid(True, which="both", alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, "copy size (bytes)", "bytes/s (higher is better)",
+                   "memcpy throughput (tunable=default, median and CI); vertical: non-temporal thresholds")
 
 
 def clock(table):
@@ -189,11 +196,8 @@ def clock(table):
     for label in ax.set_xticklabels([plot_label(k) for k in data], rotation=45, ha="right", fontsize=8):
         _literal(label)
     ax.set_yscale("log")
-    ax.set_ylabel("ns per call (lower is better)")
-    ax.set_title("clock reads: vDSO vs syscall per clock (median and CI)")
-    _legend_outside(ax)
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, None, "ns per call (lower is better)", "clock reads: vDSO vs syscall per clock (median and CI)",
+                   axis="y")
 
 
 def snowflake(table):
@@ -215,12 +219,7 @@ def snowflake(table):
                     fontsize=7, va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("GOMAXPROCS")
-    ax.set_ylabel("ns per ID (lower is better)")
-    ax.set_title("snowflake ID generators (median and CI)")
-    _legend_outside(ax)
-    ax.grid(True, which="both", alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, "GOMAXPROCS", "ns per ID (lower is better)", "snowflake ID generators (median and CI)")
 
 
 def draw_all(table, err):

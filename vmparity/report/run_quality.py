@@ -5,9 +5,10 @@ come from result files and process names from the host."""
 
 import math
 
-from ..lab import figures, rounds
-from ..noise import FLOOR_PCT, K_SE
-from ..sensitivity import POWER
+from ..decide import figures
+from ..lab import rounds
+from ..decide.noise import FLOOR_PCT, K_SE
+from ..stats.sensitivity import POWER
 from ..render.escape import md_code, md_text
 
 

@@ -7,6 +7,7 @@ without any of the seeds' benchmarks.
 
 from dataclasses import dataclass, field, replace
 
+from ..decide import figures
 from ..render import explanation, fold
 from ..repro import report_section as repro_section
 from . import history_section, hosts, run_quality
@@ -58,17 +59,11 @@ def _target_table(ctx):
              "worse and better count the rows beyond noise.", "",
              "| target | kind | worse | better | within noise | explained by | unexplained |",
              "|---|---|--:|--:|--:|---|--:|"]
-    for col in ctx.table.columns[1:]:
-        if col not in ctx.explained:
-            continue  # the A/A control: its figure is the noise line above
-        kind = ctx.table.configs.get(("", col), {}).get("target-kind", "?")
-        deltas = [r.deltas[col] for r in ctx.table.rows if col in r.deltas and not r.deltas[col].within_noise]
-        worse = sum(d.verdict == "worse" for d in deltas)
-        better = sum(d.verdict == "better" for d in deltas)
-        res = ctx.explained[col]
+    for f in figures.per_target(ctx.table, ctx.explained):  # the A/A control's figure is the noise line above
+        res = ctx.explained[f.target]
         rules = ", ".join(dict.fromkeys(md_code(e.rule['id'], in_table=True) for e in res.explanations)) or "—"
-        lines.append(f"| {md_code(col, in_table=True)} | {md_text(kind)} | {worse} | {better} | {len(res.within_noise)} "
-                     f"| {rules} | {len(res.unexplained)} |")
+        lines.append(f"| {md_code(f.target, in_table=True)} | {md_text(f.kind)} | {f.worse} | {f.better} | {f.within} "
+                     f"| {rules} | {f.unexplained} |")
     return "\n".join(lines) + "\n"
 
 

@@ -4,7 +4,7 @@ import sys
 
 from ..errors import InputError
 from .render import render_markdown
-from ..inputs import load_run
+from ..results.inputs import load_run
 from .scenarios import load_scenarios
 from .verdicts import judge_run
 

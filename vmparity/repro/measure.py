@@ -9,7 +9,8 @@ from statistics import NormalDist
 import numpy as np
 
 from .. import stats
-from ..names import TCG_GUEST, param_number, split_name
+from ..results.targets import TCG_GUEST
+from ..query.names import param_number, split_name
 
 
 @dataclass

@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
-from ..names import matches
+from ..results.targets import matches
 
 REQUIRED = ("seed", "file", "title", "point", "programs", "only", "targets", "seed-figures", "expect")
 
@@ -39,7 +39,7 @@ def load_scenarios(path=None):
 def covered_targets(scenario, run_targets):
     """(target, present) pairs: every run target a pattern matches, in run order,
     and every plain name or pattern that matched nothing (so it is not left out).
-    A pattern names targets without their rack suffix (vmparity.names.matches)."""
+    A pattern names targets without their rack suffix (vmparity.results.targets.matches)."""
     out, seen = [], set()
     for pattern in scenario["targets"]:
         matched = [t for t in run_targets if matches(t, pattern)]

@@ -1,8 +1,8 @@
 """The report's Reproductions section (the hook `vmparity report` calls)."""
 
-from ..names import split_name
+from ..query.names import family
 from .render import render_markdown
-from ..inputs import load_run
+from ..results.inputs import load_run
 from .scenarios import load_scenarios
 from .verdicts import judge_run
 
@@ -16,7 +16,7 @@ SCENARIO_BENCHMARKS = ("BenchmarkMemcpy", "BenchmarkSnowflake", "BenchmarkClock"
 def report_section(run_dir):
     """Markdown of every seed's verdict on every target of the run, or None."""
     run = load_run(run_dir)
-    if not any(split_name(b)[0] in SCENARIO_BENCHMARKS for rf in run.values() for b in rf.benchmarks):
+    if not any(family(b) in SCENARIO_BENCHMARKS for rf in run.values() for b in rf.benchmarks):
         return None
     scenarios = load_scenarios()
     return render_markdown(judge_run(run, scenarios), scenarios)

@@ -7,7 +7,7 @@ and the exit status is 1 when any does. "cannot tell here" and
 import sys
 
 from ..errors import InputError
-from ..inputs import load_run
+from ..results.inputs import load_run
 from .scenarios import load_scenarios
 from .judges.verdict import NOT_REPRODUCED, REPRODUCED
 from .verdicts import judge_run

@@ -1,7 +1,7 @@
 """Per seed and per target: did the seed's effect reproduce here?
 
 Pure functions. `judge_run(run)` takes a run — {target name: parsed result
-file} (vmparity.resultfile.ResultFile or anything with `.config` and
+file} (vmparity.results.file.ResultFile or anything with `.config` and
 `.benchmarks` of objects with `.units` and `.values`) — and returns one
 Verdict per scenario per target the scenario covers: `reproduced`,
 `not reproduced` (with the numbers measured here), `inconclusive` or
@@ -10,7 +10,7 @@ lacks gets a `cannot tell here` too: nothing is left out. The judges, one per
 seed, are in judges/.
 """
 
-from ..names import METAL_KIND, host_suffix, is_aa_control, is_lab_metal, on_host_of
+from ..results.targets import METAL_KIND, is_aa_control, is_lab_metal, metal_of
 from .judges import JUDGES
 from .judges.verdict import CANNOT_TELL, Verdict
 from .measure import Target
@@ -38,9 +38,9 @@ def reference_metal(targets, name=""):
     the longest suffix that fits is theirs), else the first lab metal, else the
     first target whose fingerprint says metal."""
     metals = [n for n in targets if is_lab_metal(n)]
-    same_host = [n for n in metals if on_host_of(name, n)]
-    if same_host:
-        return targets[max(same_host, key=lambda n: len(host_suffix(n)))]
+    mine = metal_of(name, metals)
+    if mine is not None:
+        return targets[mine]
     if metals:
         return targets[metals[0]]
     return next((t for t in targets.values() if t.kind == METAL_KIND), None)

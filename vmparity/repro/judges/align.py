@@ -35,13 +35,8 @@ def judge_align(sc, t, metal=None):
     insns = {p: t.samples(BASE, "insns/iter", pad=p) for p in pads}
     if any(v is None for v in insns.values()) or source.startswith("unavailable"):
         here += "; instructions not counted"
-        return Verdict(
-            sc["seed"],
-            t.name,
-            CANNOT_TELL,
-            here,
-            f"instruction counts unavailable here ({source}; pmu: {t.config.get('pmu', '?')})",
-        )
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, here,
+                       f"instruction counts unavailable here ({source}; pmu: {t.config.get('pmu', '?')})")
     counts = [median(v) for v in insns.values()]
     equal = (max(counts) - min(counts)) <= expect["max-insn-difference"] * max(counts)
     span = fmt(min(counts)) if equal else f"{fmt(min(counts))}–{fmt(max(counts))}"

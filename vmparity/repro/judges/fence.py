@@ -35,19 +35,9 @@ def judge_fence(sc, t, metal=None):
     mfence_overhead = (mfence_vs_lock.a - none) / mfence_vs_lock.a
     if mfence_overhead >= expect["min-mfence-overhead"] and mfence_vs_lock.clear(1.0):
         profile = sc["seed-figures"][work]["profile-mfence"]
-        return Verdict(
-            sc["seed"],
-            t.name,
-            REPRODUCED,
-            here,
-            f"the mfence loop takes {mfence_vs_lock.ratio:.1f}x the lock loop's cycles ({mfence_vs_lock.note()}); "
-            f"the seed's profile put the mfence pair at {profile:.0%}: cycles, not profiles, give the cost",
-        )
-    return Verdict(
-        sc["seed"],
-        t.name,
-        NOT_REPRODUCED,
-        here,
-        f"mfence overhead on {work} is {mfence_overhead:.0%} (< {expect['min-mfence-overhead']:.0%}) "
-        f"or not clearly above lock ({mfence_vs_lock.note()})",
-    )
+        return Verdict(sc["seed"], t.name, REPRODUCED, here,
+                       f"the mfence loop takes {mfence_vs_lock.ratio:.1f}x the lock loop's cycles ({mfence_vs_lock.note()}); "
+                       f"the seed's profile put the mfence pair at {profile:.0%}: cycles, not profiles, give the cost")
+    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
+                   f"mfence overhead on {work} is {mfence_overhead:.0%} (< {expect['min-mfence-overhead']:.0%}) "
+                   f"or not clearly above lock ({mfence_vs_lock.note()})")

@@ -4,7 +4,7 @@ core the target sees. Against the metal, copies between the two thresholds
 are slower on the side with the lower one; on the metal itself, the
 mechanism: tunable=min (NT stores) against the default below the threshold."""
 
-from ...names import METAL_KIND
+from ...results.targets import METAL_KIND
 from ..measure import contrast, fmt
 from .verdict import (
     CANNOT_TELL,
@@ -38,13 +38,8 @@ def judge_memcpy(sc, t, metal):
     threshold = t.number("nt-threshold")
     sizes = t.param_values(BASE, "size")
     if threshold is None:
-        return Verdict(
-            sc["seed"],
-            t.name,
-            CANNOT_TELL,
-            "",
-            f"nt-threshold not in the header ({t.config.get('nt-threshold', 'missing')})",
-        )
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, "",
+                       f"nt-threshold not in the header ({t.config.get('nt-threshold', 'missing')})")
     if t.kind == METAL_KIND or metal is None or metal is t:
         return nt_penalty(sc, t, threshold, sizes, expect)
     return against_metal(sc, t, metal, threshold, sizes, expect)
@@ -56,16 +51,11 @@ def against_metal(sc, t, metal, threshold, sizes, expect):
         return Verdict(sc["seed"], t.name, CANNOT_TELL, f"nt-threshold {threshold:#x}", f"{metal.name} has no nt-threshold")
     here = f"nt-threshold {threshold:#x} here, {metal_threshold:#x} on {metal.name}"
     if threshold == metal_threshold:
-        return Verdict(
-            sc["seed"],
-            t.name,
-            NOT_REPRODUCED,
-            here + " (equal)",
-            f"this target computes the same threshold as {metal.name} "
-            f"(threads-per-core {t.config.get('threads-per-core', '?')}, "
-            f"topoext {t.config.get('topoext', '?')}, glibc {t.config.get('glibc', '?')})",
-            rests_on_timings=False,
-        )
+        return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here + " (equal)",
+                       f"this target computes the same threshold as {metal.name} "
+                       f"(threads-per-core {t.config.get('threads-per-core', '?')}, "
+                       f"topoext {t.config.get('topoext', '?')}, glibc {t.config.get('glibc', '?')})",
+                       rests_on_timings=False)
     lo, hi = sorted((threshold, metal_threshold))
     between = [s for s in sizes if lo < s <= hi]
     if not between:
@@ -94,20 +84,10 @@ def against_metal(sc, t, metal, threshold, sizes, expect):
         return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
                        straddles("the slowest size", undecided, expect["min-slowdown"]))
     if decision == "yes":
-        return Verdict(
-            sc["seed"],
-            t.name,
-            REPRODUCED,
-            here,
-            "the 3/4-L3 tunable closes the gap" if gap_closed else "the 3/4-L3 tunable does not close the gap",
-        )
-    return Verdict(
-        sc["seed"],
-        t.name,
-        NOT_REPRODUCED,
-        here,
-        f"thresholds differ but no size between them is {expect['min-slowdown']}x slower",
-    )
+        return Verdict(sc["seed"], t.name, REPRODUCED, here,
+                       "the 3/4-L3 tunable closes the gap" if gap_closed else "the 3/4-L3 tunable does not close the gap")
+    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, here,
+                   f"thresholds differ but no size between them is {expect['min-slowdown']}x slower")
 
 
 def nt_penalty(sc, t, threshold, sizes, expect):
@@ -130,24 +110,14 @@ def nt_penalty(sc, t, threshold, sizes, expect):
         contrasts.append(c)
         rows.append(f"{size} B: {fmt(c.a)} ns with NT stores vs {fmt(c.b)} ({c.ratio:.1f}x, {c.note()})")
     if not rows:
-        return Verdict(
-            sc["seed"],
-            t.name,
-            CANNOT_TELL,
-            here,
-            f"no measured size between {applied_min:#x} and the threshold with both "
-            "tunable=min and tunable=default",
-        )
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, here,
+                       f"no measured size between {applied_min:#x} and the threshold with both "
+                       "tunable=min and tunable=default")
     here += "; " + "; ".join(rows)
     decision, undecided = any_clears(contrasts, expect["min-nt-penalty"])
     if decision == "yes":
-        return Verdict(
-            sc["seed"],
-            t.name,
-            REPRODUCED,
-            here,
-            "a lower threshold makes cache-sized copies slower (the seed's mechanism)",
-        )
+        return Verdict(sc["seed"], t.name, REPRODUCED, here,
+                       "a lower threshold makes cache-sized copies slower (the seed's mechanism)")
     if decision == "unsure":
         return Verdict(sc["seed"], t.name, INCONCLUSIVE, here,
                        straddles("NT stores over cached copies", undecided, expect["min-nt-penalty"]))

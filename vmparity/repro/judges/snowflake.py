@@ -3,7 +3,7 @@ clock_gettime leaves the vDSO; and in a container with a CPU quota below the
 visible CPUs, GOMAXPROCS=visible oversubscribes. Both are the kernel's and
 the scheduler's doing, so they are judged on TCG guests too."""
 
-from ...names import CONTAINER
+from ...results.targets import CONTAINER
 from ..measure import contrast, fmt, median
 from .verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict, missing, straddles
 
@@ -36,42 +36,22 @@ def judge_snowflake(sc, t, metal):
         parts.append("no CPU quota")
     if metal is None or metal is t:
         left_vdso = clock_path == "fallback"
-        return Verdict(
-            sc["seed"],
-            t.name,
-            REPRODUCED if left_vdso else NOT_REPRODUCED,
-            "; ".join(parts),
-            (
-                "the clock left the vDSO"
-                if left_vdso
-                else "the clock stays in the vDSO: the seed's native rows, not its Docker for Mac row"
-            ),
-        )
+        return Verdict(sc["seed"], t.name, REPRODUCED if left_vdso else NOT_REPRODUCED, "; ".join(parts),
+                       "the clock left the vDSO" if left_vdso
+                       else "the clock stays in the vDSO: the seed's native rows, not its Docker for Mac row")
     per_call_metal, ticker_metal = (metal.samples(BASE, "ns/op", procs=fewest, impl=i) for i in (per_call, ticker))
     if per_call_metal is None or ticker_metal is None:
-        return Verdict(
-            sc["seed"], t.name, CANNOT_TELL, "; ".join(parts), f"{metal.name} has no snowflake at procs={fewest}"
-        )
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, "; ".join(parts), f"{metal.name} has no snowflake at procs={fewest}")
     ratio_metal = median(per_call_metal) / median(ticker_metal)
     worse_off = ratio_here / ratio_metal
     parts.append(f"on {metal.name} {ratio_metal:.2f}: the per-call-clock design is {worse_off:.2f}x worse off here")
     if clock_path != "fallback":
         return Verdict(sc["seed"], t.name, NOT_REPRODUCED, "; ".join(parts), "the clock stays in the vDSO here")
     if worse_off >= expect["min-extra-slowdown"]:
-        return Verdict(
-            sc["seed"],
-            t.name,
-            REPRODUCED,
-            "; ".join(parts),
-            "clock_gettime is a system call here and the per-call-clock design suffers most",
-        )
-    return Verdict(
-        sc["seed"],
-        t.name,
-        NOT_REPRODUCED,
-        "; ".join(parts),
-        f"the clock falls back, but {per_call} is not {expect['min-extra-slowdown']}x worse off than on {metal.name}",
-    )
+        return Verdict(sc["seed"], t.name, REPRODUCED, "; ".join(parts),
+                       "clock_gettime is a system call here and the per-call-clock design suffers most")
+    return Verdict(sc["seed"], t.name, NOT_REPRODUCED, "; ".join(parts),
+                   f"the clock falls back, but {per_call} is not {expect['min-extra-slowdown']}x worse off than on {metal.name}")
 
 
 def oversubscription(sc, t, parts, procs, quota, visible):
@@ -79,13 +59,8 @@ def oversubscription(sc, t, parts, procs, quota, visible):
     expect, per_call = sc["expect"], sc["expect"]["per-call-clock-impl"]
     at_quota, at_visible = max(1, round(quota)), max(procs)
     if at_quota not in procs or at_visible <= at_quota:
-        return Verdict(
-            sc["seed"],
-            t.name,
-            CANNOT_TELL,
-            "; ".join(parts),
-            f"quota {quota:g} of {visible:g} visible CPUs, but snowflake ran at procs {procs} only",
-        )
+        return Verdict(sc["seed"], t.name, CANNOT_TELL, "; ".join(parts),
+                       f"quota {quota:g} of {visible:g} visible CPUs, but snowflake ran at procs {procs} only")
     c = contrast(t.samples(BASE, "ns/op", procs=at_visible, impl=per_call),
                  t.samples(BASE, "ns/op", procs=at_quota, impl=per_call))
     parts = parts + [
@@ -98,10 +73,5 @@ def oversubscription(sc, t, parts, procs, quota, visible):
         return Verdict(sc["seed"], t.name, INCONCLUSIVE, "; ".join(parts),
                        straddles("GOMAXPROCS above the quota", c, bar))
     oversubscribes = decision == "yes"
-    return Verdict(
-        sc["seed"],
-        t.name,
-        REPRODUCED if oversubscribes else NOT_REPRODUCED,
-        "; ".join(parts),
-        "GOMAXPROCS above the quota " + ("oversubscribes" if oversubscribes else "costs nothing clear here"),
-    )
+    return Verdict(sc["seed"], t.name, REPRODUCED if oversubscribes else NOT_REPRODUCED, "; ".join(parts),
+                   "GOMAXPROCS above the quota " + ("oversubscribes" if oversubscribes else "costs nothing clear here"))

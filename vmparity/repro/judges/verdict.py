@@ -44,13 +44,8 @@ def hardware_effect(judge):
 
 
 def missing(sc, t, base, program):
-    return Verdict(
-        sc["seed"],
-        t.name,
-        CANNOT_TELL,
-        "",
-        f"no {base} results on this target ({program} did not run or was filtered out)",
-    )
+    return Verdict(sc["seed"], t.name, CANNOT_TELL, "",
+                   f"no {base} results on this target ({program} did not run or was filtered out)")
 
 
 def any_clears(contrasts, bar):

@@ -2,7 +2,7 @@
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
 from vmparity.lab import rounds
-from vmparity.names import aa_control_of
+from vmparity.results.targets import aa_control_of
 
 
 def vmparity_schedule(targets, count, seed, rounds_by_kind=None):

@@ -1,8 +1,8 @@
 """Target names and kinds for the roles, from their one definition in
-vmparity.names (the package is installed in the venv ansible-playbook runs
+vmparity.results.targets (the package is installed in the venv ansible-playbook runs
 from). Every role that depends on this one can use them."""
 
-from vmparity.names import container_target, guest_target, metal_target, target_kind
+from vmparity.results.targets import container_target, guest_target, metal_target, target_kind
 
 
 class FilterModule:

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formatspec import speed_units
-from ..names import is_aa_control, split_name
-from ..sensitivity import POWER
+from ..results.spec import speed_units
+from ..results.targets import is_aa_control
+from ..query.names import family
+from ..stats.sensitivity import POWER
 
 
 @dataclass
@@ -21,6 +22,8 @@ class TargetFigures:
     beyond: int  # significant and beyond noise (explained or not)
     within: int  # significant but within noise
     unexplained: int  # beyond noise, no rule matched
+    worse: int = 0  # beyond noise and worse
+    better: int = 0  # beyond noise and better
 
     @property
     def beyond_share(self):
@@ -35,8 +38,10 @@ def per_target(table, explained):
         deltas = [r.deltas[col] for r in table.rows if col in r.deltas]
         res = explained[col]
         beyond = sum(d.comparison.significant and not d.within_noise for d in deltas)
+        worse = sum(d.verdict == "worse" and not d.within_noise for d in deltas)
+        better = sum(d.verdict == "better" and not d.within_noise for d in deltas)
         out.append(TargetFigures(col, table.configs.get(("", col), {}).get("target-kind", "?"), len(deltas),
-                                 beyond, len(res.within_noise), len(res.unexplained)))
+                                 beyond, len(res.within_noise), len(res.unexplained), worse, better))
     return out
 
 
@@ -82,12 +87,12 @@ def sensitivity(table):
                 continue
             if spreads is None:
                 spreads = r.spreads
-            per.setdefault((col, split_name(r.name)[0], r.unit), []).append(
+            per.setdefault((col, family(r.name), r.unit), []).append(
                 m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2))
     out = []
-    for (col, family, unit), v in per.items():
+    for (col, fam, unit), v in per.items():
         finite = [x for x in v if math.isfinite(x)]
-        out.append(FamilySensitivity(col, family, unit, len(v),
+        out.append(FamilySensitivity(col, fam, unit, len(v),
                                      float(np.median(v)) if len(finite) * 2 > len(v) else math.inf, max(v)))
     return out
 

@@ -6,8 +6,8 @@ files would skip is a sign of a broken run here: a stray line, a second
 configuration, a unit nobody declared, a missing fingerprint key.
 """
 
-from .errors import InputError
-from .formatspec import known_units, required_keys
+from ..errors import InputError
+from .spec import known_units, required_keys
 
 
 def check(rf, keys=None):

@@ -1,6 +1,4 @@
-"""Names that cross layers, with their one definition here.
-
-Benchmark names: `BenchmarkMemcpy/link=static/size=1024` -> base + parameters.
+"""Target names and kinds, with their one definition here (benchmark names: query/names.py).
 
 Target names and kinds: the lab names the host itself `metal`, its A/A control
 pass `metal-aa`, a guest `guest-<variant>` and a container
@@ -11,71 +9,6 @@ the verdicts import them.
 """
 
 import fnmatch
-import math
-from functools import lru_cache
-
-# 18 decimal digits always fit a signed 64-bit integer, as Go's GOMAXPROCS does.
-PROCS_MAX_DIGITS = 18
-
-
-@lru_cache(maxsize=None)
-def split_name(name):
-    """Return (base, {key: value}, procs) for a Go benchmark name.
-
-    The trailing `-N` GOMAXPROCS suffix Go appends (`procs=4-4`) is stripped
-    from the last part and returned as `procs` (None when absent). Like Go's
-    benchfmt, only ASCII digits make a suffix (`-²` or `-١` stay part of the
-    name), and one too long for a 64-bit count stays part of the name too.
-    """
-    parts = name.split("/")
-    procs = None
-    last = parts[-1]
-    head, dash, tail = last.rpartition("-")
-    if dash and head and tail.isascii() and tail.isdigit() and len(tail) <= PROCS_MAX_DIGITS:
-        parts[-1], procs = head, int(tail)
-    base = parts[0]
-    params = {}
-    for part in parts[1:]:
-        key, eq, value = part.partition("=")
-        if eq:
-            params[key] = value
-    return base, params, procs
-
-
-def job_of(name):
-    """The benchrun job that measures a benchmark (bench-src/go/benchrun/jobs.go):
-    `memcpy-<link>/tunable=<variant>` for memcpy, the program's name otherwise
-    (`BenchmarkClock/...` -> `clock`). What the lab re-measures as one piece."""
-    base, params, _ = split_name(name)
-    program = base.removeprefix("Benchmark").lower()
-    if program == "memcpy" and "link" in params and "tunable" in params:
-        return f"memcpy-{params['link']}/tunable={params['tunable']}"
-    return program
-
-
-def param_number(value):
-    """A parameter or header value as a finite number (`1024`, `0x3000000`, `4.0`), else None.
-
-    ASCII only, as Go writes numbers: Python would also read `١٠` as 10. An
-    integer beyond 64 bits, a float beyond float range, or NaN is not a size
-    anyone can plot or compare with, so it is None too.
-    """
-    if value is None:
-        return None
-    text = str(value).strip().split()[0] if str(value).strip() else ""
-    if not text.isascii():
-        return None
-    try:
-        number = int(text, 0)
-        return number if abs(number) < 2**64 else None
-    except ValueError:  # also a decimal of more digits than int() accepts
-        pass
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
 
 METAL = "metal"
 AA_CONTROL = "metal-aa"  # the host's metal measured a second time in every round
@@ -162,3 +95,13 @@ def on_host_of(target, metal_target):
 def aa_control_of(metal_target):
     """The A/A control's name for a lab metal target: metal -> metal-aa, metal-rack01 -> metal-aa-rack01."""
     return AA_CONTROL + metal_target[len(METAL):]
+
+
+def metal_of(target, metals):
+    """The lab metal (of `metals`) whose host `target` runs on: the one whose rack
+    suffix it carries, the longest when several fit (`-rack10` over `-rack1`… and
+    `-rack-1` over `-1`); None when none does. The one rule for which metal a
+    target belongs to: the report's per-host views, the repro verdicts, the
+    cross-run controls and the history's host all ask it."""
+    fits = [m for m in metals if on_host_of(target, m)]
+    return max(fits, key=lambda m: len(host_suffix(m))) if fits else None

@@ -12,7 +12,7 @@ matches (`.unit:ns/op` also matches the tidied `sec/op`, as benchstat's does).
 
 import re
 
-from .errors import InputError
+from ..errors import InputError
 from .projection import Extractor, tokens
 
 OPTION = "--filter"

@@ -2,7 +2,7 @@
 small a difference the run could have seen.
 
 Every lab run measures the host's metal twice per round under two names
-(`metal` and `metal-aa`, vmparity.names). Comparing the two gives the run's
+(`metal` and `metal-aa`, vmparity.results.targets). Comparing the two gives the run's
 noise figure: the share of rows that come out "significant" although nothing
 differs.
 
@@ -49,9 +49,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import sensitivity
-from .names import aa_control_of, is_lab_metal, split_name
-from .stats import MAD_NORMAL
+from ..stats import sensitivity
+from ..results.targets import aa_control_of, is_lab_metal
+from ..query.names import family
+from ..stats import MAD_NORMAL
 
 FLOOR_PCT = 1.0
 K_SE = 2.0  # the band in standard errors of the difference of two medians (≈ its two-sided 95 % bound)
@@ -84,7 +85,7 @@ class NoiseModel:
         return self.significant / self.rows if self.rows else 0.0
 
     def scale(self, name, unit):
-        return self.family_scale.get((split_name(name)[0], unit), self.run_scale)
+        return self.family_scale.get((family(name), unit), self.run_scale)
 
     def se(self, name, unit, target_spread=None, n_target=None):
         """The standard error (log units) of the target's median change on this row, NaN when unknown."""
@@ -185,13 +186,13 @@ def from_table(table, metal, aa):
         spread[key] = (math.sqrt((s_m ** 2 + s_aa ** 2) / 2), n_m)
         se = MEDIAN_SE * math.sqrt(s_m ** 2 / n_m + s_aa ** 2 / n_aa)
         if d.pct is not None and math.isfinite(se) and se > 0:
-            z.setdefault((split_name(r.name)[0], r.unit), []).append(abs(_log(d.pct)) / se)
+            z.setdefault((family(r.name), r.unit), []).append(abs(_log(d.pct)) / se)
         if d.comparison.significant:
             sig.append((r.name, r.unit, d.pct, d.comparison.p))
     everything = [v for zs in z.values() for v in zs]
     run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
-    family = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else run_scale) for k, v in z.items()}
-    return NoiseModel(metal, aa, n, len(sig), pct, family, sig, signed, spread, table.alpha, run_scale)
+    scales = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else run_scale) for k, v in z.items()}
+    return NoiseModel(metal, aa, n, len(sig), pct, scales, sig, signed, spread, table.alpha, run_scale)
 
 
 def _scale(abs_z):
@@ -204,3 +205,17 @@ def pairs_in(columns):
     """[(metal, aa)] for every lab metal whose A/A pass is among the columns."""
     cols = set(columns)
     return [(c, aa_control_of(c)) for c in columns if is_lab_metal(c) and aa_control_of(c) in cols]
+
+
+def apply(table, models):
+    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
+    table.noise = [m for m in models if m.rows]
+    for m in table.noise:
+        for r in table.rows:
+            deltas = r.deltas
+            if not any(d.comparison.significant for d in deltas.values()):
+                continue
+            spreads = r.spreads
+            for col, d in deltas.items():
+                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
+                    r.mark_within_noise(col)

@@ -11,7 +11,7 @@ the one the list functions give.
 
 import numpy as np
 
-from . import stats
+from .. import stats
 
 BLOCK_VALUES = 1 << 16  # 512 KiB of doubles per gathered block: a few copies of it at a time
 CHUNK_CELLS = 1 << 16  # cells sorted by size at a time, so the bookkeeping is bounded too
@@ -22,7 +22,7 @@ def summarize(cells, confidence):
     m = len(cells.n)
     center, lo, hi = np.empty(m), np.empty(m), np.empty(m)
     for at in range(0, m, CHUNK_CELLS):
-        for n, idx in _by_size(cells.n[at:at + CHUNK_CELLS]):
+        for n, idx in stats.by_size(cells.n[at:at + CHUNK_CELLS]):
             for part in _blocks(idx + at, n):
                 center[part], lo[part], hi[part] = stats.summarize_block(_gather(cells, part, n), confidence)
     return center, lo, hi
@@ -33,7 +33,7 @@ def log_spreads(cells):
     m = len(cells.n)
     out = np.empty(m)
     for at in range(0, m, CHUNK_CELLS):
-        for n, idx in _by_size(cells.n[at:at + CHUNK_CELLS]):
+        for n, idx in stats.by_size(cells.n[at:at + CHUNK_CELLS]):
             for part in _blocks(idx + at, n):
                 out[part] = stats.log_spread_block(_gather(cells, part, n))
     return out
@@ -47,22 +47,12 @@ def compare(cells, base, other):
     for at in range(0, m, CHUNK_CELLS):
         b, o = base[at:at + CHUNK_CELLS], other[at:at + CHUNK_CELLS]
         n1, n2 = cells.n[b], cells.n[o]
-        size = n1 * (int(n2.max()) + 1) + n2  # one number per (n1, n2)
-        for _, idx in _by_size(size):
+        for _, idx in stats.by_size(stats.pair_sizes(n1, n2)):
             x, y = int(n1[idx[0]]), int(n2[idx[0]])
             for part in _blocks(idx, x + y):
                 p[part + at], all_equal[part + at] = stats.compare_block(_gather(cells, b[part], x),
                                                                         _gather(cells, o[part], y))
     return p, all_equal
-
-
-def _by_size(key):
-    """(key, indices) for each distinct key, indices ascending."""
-    order = np.argsort(key, kind="stable")
-    sorted_keys = key[order]
-    cuts = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-    for idx in np.split(order, cuts):
-        yield int(key[idx[0]]), idx
 
 
 def _blocks(idx, width):

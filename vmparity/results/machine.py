@@ -10,7 +10,7 @@ history), not by host names. Files written before the key existed have no
 identity: callers fall back to what they did before.
 """
 
-from .names import is_lab_metal
+from .targets import is_lab_metal
 
 KEY = "machine"
 

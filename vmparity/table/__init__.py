@@ -1,4 +1,9 @@
-"""The comparison table (like x/perf's benchtab): rows x columns of summaries.
+"""Stage 5, the comparison table (golang/perf's benchtab): rows x columns of summaries.
+
+build() is the public entry, Table, Row and Delta the public types; the cell
+pool, the row store, the layout and the per-cell statistics are private
+(_cellpool, _rowstore, _layout, _cellstats, _row). build applies decide's
+noise and cross-run judges to the table it returns.
 
 Columns are the operands (A, B, ...) or, with `by=KEY`, the values of a
 configuration key (e.g. every target of one run side by side). The first
@@ -9,12 +14,13 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-from . import crossrun, noise, runspread, stats
-from .cellpool import CellPool
-from .layout import Layout
-from .names import is_aa_control, is_lab_metal
-from .rowstore import RowStore
-from .tablerow import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
+from ..decide import crossrun, noise, runspread
+from .. import stats
+from ._cellpool import CellPool
+from ._layout import Layout
+from ..results.targets import is_aa_control, is_lab_metal
+from ._rowstore import RowStore
+from ._row import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
 
 
 @dataclass
@@ -35,23 +41,10 @@ class Table:
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
 
     def warnings(self):
-        """Unique warnings in row order: {warning: (number of cells, the first one's label)}."""
-        if self.store is not None:
-            return self.store.warnings()  # the same, from the packed numbers
-        out = {}
-        for r in self.rows:
-            for col, s in r.cells.items():
-                for w in s.warnings:
-                    _note(out, w, r, col)
-            for col, d in r.deltas.items():
-                for w in d.comparison.warnings:
-                    _note(out, w, r, col)
-        return out
-
-
-def _note(out, warning, r, col):
-    have = out.get(warning)
-    out[warning] = (have[0] + 1, have[1]) if have else (1, f"{r.name} {r.unit} [{col}]")
+        """Unique warnings in row order: {warning: (number of cells, the first one's label)}, from the
+        packed numbers (RowStore.warnings). A view of rows without a store (report/hosts.pair_table)
+        has none of its own: the table it views says them."""
+        return self.store.warnings() if self.store is not None else {}
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
@@ -86,7 +79,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
             if unit in rf.assume:
                 assume.setdefault(unit, rf.assume[unit])
     if not pool:
-        from .errors import InputError
+        from ..errors import InputError
 
         raise InputError("--filter" if filter else "compare", "no benchmark results to compare"
                          + (f" match {filter!r}" if filter else ""))
@@ -95,7 +88,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         columns.sort(key=lambda c: baseline_rank(c, kinds.get(c)))  # stable: file order within a rank
     if baseline is not None:
         if baseline not in columns:
-            from .errors import InputError
+            from ..errors import InputError
 
             raise InputError("--baseline", f"{baseline!r} is not a column; expected one of {', '.join(columns)}")
         columns.remove(baseline)
@@ -109,7 +102,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     table.configs = configs
     base = columns[0]
     if col_spec == "target":
-        apply_noise(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
+        noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
     if crossrun.applies(inputs, layout):
         history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]
@@ -133,29 +126,3 @@ def baseline_rank(target, kind):
     if is_aa_control(target):
         return 1
     return 2 if kind == "metal" else 3
-
-
-def apply_noise(table, models):
-    """Mark the baseline's significant deltas that the A/A control shows to be within noise."""
-    table.noise = [m for m in models if m.rows]
-    for m in table.noise:
-        for r in table.rows:
-            deltas = r.deltas
-            if not any(d.comparison.significant for d in deltas.values()):
-                continue
-            spreads = r.spreads
-            for col, d in deltas.items():
-                if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
-                    r.mark_within_noise(col)
-
-
-def regressions_over(table, threshold_pct):
-    """Significant changes in the worse direction larger than threshold_pct; for two
-    runs, the rows beyond run-to-run noise (crossrun.RowJudgement) instead."""
-    if table.crossrun is not None:
-        return table.crossrun.regressions_over(threshold_pct)
-    out = []
-    for r, col, d in table.significant():
-        if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:
-            out.append((r, col, d))
-    return out

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from . import inputs, machine
-from .errors import InputError
-from .names import METAL
-from .resultfile import parse_file
+from ..results import inputs, machine
+from ..errors import InputError
+from ..results.targets import METAL
+from ..results.file import parse_file
 
 MIN_HISTORY_RUNS = 4
 HISTORY_FACTOR = 3.0

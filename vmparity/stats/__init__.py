@@ -1,4 +1,8 @@
-"""Statistics, matching benchstat (golang.org/x/perf/benchmath, "assume nothing").
+"""Stage 3, statistics (golang/perf's benchmath), matching benchstat ("assume nothing").
+
+Owns the numbers: summaries and U tests here, the U test itself in utest.py,
+samples of a unit declared exact in exact.py, the power of the U test in
+sensitivity.py. Imports nothing of vmparity.
 
 - centre: the sample median (Hyndman–Fan R8, what go-moremath's Quantile uses);
 - its confidence interval from order statistics of the binomial distribution
@@ -130,10 +134,10 @@ def _fmt_level(x):
 def summarize_many(samples, confidence=DEFAULT_CONFIDENCE):
     """Summaries for a list of value lists, same order."""
     out = [None] * len(samples)
-    for n, idx in _group_by_len(samples).items():
+    for n, idx in by_size([len(s) for s in samples]):
         centers, lo, hi = summarize_block(np.array([samples[i] for i in idx], dtype=float), confidence)
         warn = ci_warnings(n, confidence)
-        for j, i in enumerate(idx):
+        for j, i in enumerate(idx.tolist()):
             out[i] = Summary(float(centers[j]), float(lo[j]), float(hi[j]), n, list(warn))
     return out
 
@@ -189,10 +193,9 @@ def ci_warnings(n, confidence):
 def compare_many(pairs, alpha=DEFAULT_ALPHA):
     """Mann–Whitney U comparisons for a list of (old values, new values)."""
     out = [None] * len(pairs)
-    groups = {}
-    for i, (a, b) in enumerate(pairs):
-        groups.setdefault((len(a), len(b)), []).append(i)
-    for (n1, n2), idx in groups.items():
+    for _, idx in by_size(pair_sizes([len(a) for a, _ in pairs], [len(b) for _, b in pairs])):
+        idx = idx.tolist()
+        n1, n2 = len(pairs[idx[0]][0]), len(pairs[idx[0]][1])
         x = np.array([pairs[i][0] for i in idx], dtype=float)
         y = np.array([pairs[i][1] for i in idx], dtype=float)
         p, all_equal = compare_block(x, y)
@@ -226,23 +229,6 @@ def utest_warnings(p, n1, n2, alpha, all_equal):
     return []
 
 
-def summarize_exact(values):
-    """benchmath.AssumeExact (a `Unit <unit> assume=exact` line): the most common
-    value, the range as its interval, a warning when the values vary."""
-    vals = np.sort(np.asarray(values, dtype=float))
-    uniq, counts = np.unique(vals, return_counts=True)
-    mode = float(uniq[int(np.argmax(counts))])
-    s = Summary(mode, float(vals[0]), float(vals[-1]), len(vals))
-    if len(uniq) > 1:
-        s.warnings.append(f"exact distribution expected, but values range from {vals[0]:g} to {vals[-1]:g}")
-    return s
-
-
-def compare_exact(x, y, alpha=DEFAULT_ALPHA):
-    """Under assume=exact any difference is real: benchmath reports p = 0."""
-    return Comparison(0.0, len(x), len(y), alpha)
-
-
 def pct_change(old, new):
     """Relative change in percent, new against old (None when old is 0)."""
     if old == new:
@@ -260,8 +246,19 @@ def geomean(values):
     return float(np.exp(np.mean(np.log(vals))))
 
 
-def _group_by_len(samples):
-    groups = {}
-    for i, s in enumerate(samples):
-        groups.setdefault(len(s), []).append(i)
-    return groups
+def by_size(key):
+    """(key, indices) for each distinct key (a sample size, or one number per pair of
+    sizes), indices ascending: the blocks every function here works on at once."""
+    key = np.asarray(key, dtype=np.int64)
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    cuts = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+    for idx in np.split(order, cuts):
+        if len(idx):
+            yield int(key[idx[0]]), idx
+
+
+def pair_sizes(n1, n2):
+    """One number per (n1, n2) pair of sample sizes, for by_size."""
+    n1, n2 = np.asarray(n1, dtype=np.int64), np.asarray(n2, dtype=np.int64)
+    return n1 * (int(n2.max(initial=0)) + 1) + n2

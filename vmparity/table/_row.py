@@ -1,6 +1,6 @@
 """What one row of the comparison table holds, and how a change is judged.
 
-table.build keeps the numbers of a big table packed (rowstore.py) and hands
+table.build keeps the numbers of a big table packed (_rowstore.py) and hands
 out rows that read them on demand; these are the plain rows that code
 building a table by hand (a two-column view of a run, tests) uses. Both
 answer the same attributes: group, name, unit, higher_better, cells,
@@ -9,7 +9,7 @@ deltas, spreads, and mark_within_noise().
 
 from dataclasses import dataclass, field
 
-from . import stats
+from .. import stats
 
 
 @dataclass

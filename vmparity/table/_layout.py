@@ -15,9 +15,9 @@ explain) never split groups.
 
 import difflib
 
-from . import projection
-from .benchfilter import Filter
-from .errors import InputError
+from ..query import projection
+from ..query.filter import Filter
+from ..errors import InputError
 
 
 class Layout:

@@ -16,8 +16,8 @@ import jinja2
 import jinja2.sandbox
 import yaml
 
-from .errors import InputError
-from .names import param_number, split_name
+from ..errors import InputError
+from ..query.names import family, param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "verdict", "pct-below"}
@@ -66,8 +66,8 @@ class Result:
 
 def load_rules(path=None):
     if path is None:
-        text = resources.files("vmparity").joinpath("rules.yaml").read_text(encoding="utf-8")
-        where = "vmparity/rules.yaml"
+        text = resources.files("vmparity.decide").joinpath("rules.yaml").read_text(encoding="utf-8")
+        where = "vmparity/decide/rules.yaml"
     else:
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -164,7 +164,8 @@ def _differs(A, B, key):
     return A.get(key) != B.get(key)
 
 
-def _matches(alt, f, A, B):
+def matches(alt, f, A, B):
+    """One `when` alternative of a rule holds for finding f between headers A and B."""
     for cond, arg in alt.items():
         if cond == "benchmark" and not re.search(arg, f.name):
             return False
@@ -228,11 +229,6 @@ def findings(table, within=None):
     return out
 
 
-def family(name):
-    """A benchmark's family: its name up to the first `/` (BenchmarkClock/clock=… -> BenchmarkClock)."""
-    return name.split("/", 1)[0]
-
-
 def _families(table):
     """{(group, column): the benchmark families with a row there}."""
     out = {}
@@ -265,23 +261,32 @@ def explain(table, configs, rules):
                 kept.append(f)
             f.side = names.get(f.side, f.side)
         fs = kept
-        explained = set()
-        for broad in (False, True):
-            for rule in rules:
-                if bool(rule.get("broad")) != broad:
-                    continue
-                rows = [f for f in fs if id(f) not in explained and any(_matches(alt, f, A, B) for alt in rule["when"])]
-                if not rows:
-                    continue
-                e = _explanation(rule, group, *_side_names(base, col, A, B), A, B, rows)
-                if e is None:
-                    continue  # the rule needs a key one side lacks: it cannot say anything here
-                explained |= {id(f) for f in rows}
-                explanations.append(e)
+        found, explained = apply_rules(rules, group, *_side_names(base, col, A, B), A, B, kept)
+        explanations += found
         unexplained += [f for f in fs if id(f) not in explained]
     return Result(explanations, unexplained, base, table.columns[1] if len(table.columns) > 1 else base,
                   within_noise=within, noise=table.noise[0] if table.noise else None, not_selected=not_selected,
                   subset_runs=subset_runs)
+
+
+def apply_rules(rules, group, a, b, A, B, fs):
+    """The rules applied to findings `fs` between sides a and b (headers A and B): narrow rules
+    first, then broad ones on what is left; each row is explained by the first rule that matches
+    it and can say something. Returns ([Explanation], {id of each explained finding})."""
+    explanations, explained = [], set()
+    for broad in (False, True):
+        for rule in rules:
+            if bool(rule.get("broad")) != broad:
+                continue
+            rows = [f for f in fs if id(f) not in explained and any(matches(alt, f, A, B) for alt in rule["when"])]
+            if not rows:
+                continue
+            e = explanation(rule, group, a, b, A, B, rows)
+            if e is None:
+                continue  # the rule needs a key one side lacks: it cannot say anything here
+            explained |= {id(f) for f in rows}
+            explanations.append(e)
+    return explanations, explained
 
 
 def _side_names(base, col, A, B):
@@ -290,7 +295,8 @@ def _side_names(base, col, A, B):
     return (ta, tb) if ta and tb and ta != tb else (base, col)
 
 
-def _explanation(rule, group, a, b, A, B, rows):
+def explanation(rule, group, a, b, A, B, rows):
+    """The rule's cause and fix rendered for rows; None when it needs a header key a side lacks."""
     ctx = {"A": A, "B": B, "a": a, "b": b, "rows": rows}
     where = rule.get("_where", "rules.yaml")
     try:

@@ -13,8 +13,8 @@ also drops every other value).
 import re
 from dataclasses import dataclass, field
 
-from .errors import InputError
-from .names import split_name
+from ..errors import InputError
+from ..query.names import split_name
 
 WORD = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s,()@:"*-][^\s,()@:]*|[-*(),@:]')
 NUM_SUFFIX = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}

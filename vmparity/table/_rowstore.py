@@ -7,7 +7,7 @@ values. So table.build keeps one array per field, one entry per cell, and
 `table.rows` makes each row's objects when it is read (StoredRow); the
 renderers read a row once and let it go. Everything a row says is either
 stored (centre, interval, p, the all-equal and within-noise flags) or
-derived from what is stored exactly as stats.py derives it (warnings,
+derived from what is stored exactly as the stats package derives it (warnings,
 change, verdict), so a row reads the same as when it was an object.
 """
 
@@ -15,15 +15,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import cellstats, stats
-from .tablerow import Delta, geomean_row, verdict
+from . import _cellstats as cellstats
+from .. import stats
+from ..stats import exact
+from ._row import Delta, geomean_row, verdict
 
 _HAS_DELTA, _ALL_EQUAL, _WITHIN_NOISE = 1, 2, 4
 
 
 class RowStore:
     def __init__(self, pool, columns, direction, exact_units, alpha, confidence, groups_by_name=False):
-        """pool: a filled cellpool.CellPool; columns: the final column labels."""
+        """pool: a filled _cellpool.CellPool; columns: the final column labels."""
         rows, cells = pool.rows_and_cells(columns, groups_by_name)
         self.columns = columns
         self._column_no = {c: i for i, c in enumerate(columns)}
@@ -41,8 +43,7 @@ class RowStore:
         self._center, self._lo, self._hi = cellstats.summarize(cells, confidence)
         self._spread = cellstats.log_spreads(cells)  # the noise model's evidence of each cell's own noise
         for k in np.flatnonzero(exact_cell):
-            s = stats.summarize_exact(_values(cells, k))
-            self._center[k], self._lo[k], self._hi[k] = s.center, s.lo, s.hi
+            self._center[k], self._lo[k], self._hi[k] = exact.summarize(_values(cells, k))
 
         # Each cell outside the baseline column is compared with its row's baseline cell.
         other = np.flatnonzero((cells.col != 0) & (cells.col[first] == 0))
@@ -51,7 +52,7 @@ class RowStore:
         p, all_equal = cellstats.compare(cells, base, other)
         del base
         exact_other = exact_cell[other]
-        p[exact_other], all_equal[exact_other] = 0.0, False  # benchmath's assume=exact: any change is real
+        p[exact_other], all_equal[exact_other] = exact.P_VALUE, False
         self._flags = np.zeros(len(cells.col), dtype=np.uint8)
         self._flags[other] = _HAS_DELTA | np.where(all_equal, _ALL_EQUAL, 0)
         self._p = np.full(len(cells.col), np.nan)
@@ -67,7 +68,7 @@ class RowStore:
     def rows(self):
         return RowList(self, range(len(self.names)))
 
-    # -- one row, as objects (.item() gives Python numbers, as stats.py's objects hold) --
+    # -- one row, as objects (.item() gives Python numbers, as the stats package's objects hold) --
 
     def group(self, i):
         return self.groups[self._row_group.item(i)]
@@ -80,12 +81,12 @@ class RowStore:
 
     def cells(self, i):
         """column -> stats.Summary"""
-        exact = self.exact[self._row_unit.item(i)]
+        is_exact = self.exact[self._row_unit.item(i)]
         out = {}
         for k in range(self._row_start.item(i), self._row_start.item(i + 1)):
             n, lo, hi = self._n.item(k), self._lo.item(k), self._hi.item(k)
             out[self.columns[self._col.item(k)]] = stats.Summary(self._center.item(k), lo, hi, n,
-                                                                 self._summary_warnings(exact, n, lo, hi))
+                                                                 self._summary_warnings(is_exact, n, lo, hi))
         return out
 
     def spreads(self, i):
@@ -96,14 +97,14 @@ class RowStore:
     def deltas(self, i):
         """column -> Delta, for the cells compared with the row's baseline cell"""
         a, b = self._row_start.item(i), self._row_start.item(i + 1)
-        exact, better = self.exact[self._row_unit.item(i)], self.direction(i)
+        is_exact, better = self.exact[self._row_unit.item(i)], self.direction(i)
         out = {}
         for k in range(a, b):
             f = self._flags.item(k)
             if not f & _HAS_DELTA:
                 continue
             p, n1, n2 = self._p.item(k), self._n.item(a), self._n.item(k)
-            warnings = [] if exact else stats.utest_warnings(p, n1, n2, self.alpha, f & _ALL_EQUAL)
+            warnings = [] if is_exact else stats.utest_warnings(p, n1, n2, self.alpha, f & _ALL_EQUAL)
             cmp = stats.Comparison(p, n1, n2, self.alpha, warnings)
             pct = stats.pct_change(self._center.item(a), self._center.item(k))
             out[self.columns[self._col.item(k)]] = Delta(cmp, pct, verdict(cmp, pct, better), bool(f & _WITHIN_NOISE))
@@ -117,17 +118,13 @@ class RowStore:
                 return
         raise KeyError(column)
 
-    def _summary_warnings(self, exact, n, lo, hi):
-        if not exact:
-            return list(stats.ci_warnings(n, self.confidence))
-        if lo != hi:  # stats.summarize_exact: the values are not all one value
-            return [f"exact distribution expected, but values range from {lo:g} to {hi:g}"]
-        return []
+    def _summary_warnings(self, is_exact, n, lo, hi):
+        return exact.warnings(lo, hi) if is_exact else list(stats.ci_warnings(n, self.confidence))
 
     # -- the whole table ------------------------------------------------------
 
     def geomeans(self):
-        """tablerow.GeomeanRow per group and unit, in row order."""
+        """_row.GeomeanRow per group and unit, in row order."""
         out = []
         ncols = len(self.columns)
         complete = np.flatnonzero(np.diff(self._row_start) == ncols)  # rows with every column present
@@ -152,7 +149,7 @@ class RowStore:
         found = {}  # warning -> [(row, 0 cell | 1 delta, column), count, first cell]
         n, col = self._n, self._col
         row = np.repeat(np.arange(len(self)), np.diff(self._row_start))
-        exact = self._exact_cells(row)
+        exact_cell = self._exact_cells(row)
 
         def note(text, where, phase):
             if len(where):
@@ -165,10 +162,10 @@ class RowStore:
 
         short = [m for m in np.unique(n).tolist() if stats.ci_warnings(m, self.confidence)]
         if short:
-            note(stats.ci_warnings(short[0], self.confidence)[0], np.flatnonzero(np.isin(n, short) & ~exact), 0)
-        for k in np.flatnonzero(exact & (self._lo != self._hi)).tolist():
-            note(self._summary_warnings(True, 0, self._lo.item(k), self._hi.item(k))[0], [k], 0)
-        compared = (self._flags & _HAS_DELTA).astype(bool) & ~exact
+            note(stats.ci_warnings(short[0], self.confidence)[0], np.flatnonzero(np.isin(n, short) & ~exact_cell), 0)
+        for k in np.flatnonzero(exact_cell & (self._lo != self._hi)).tolist():
+            note(exact.warnings(self._lo.item(k), self._hi.item(k))[0], [k], 0)
+        compared = (self._flags & _HAS_DELTA).astype(bool) & ~exact_cell
         all_equal = (self._flags & _ALL_EQUAL).astype(bool)
         note("all samples are equal", np.flatnonzero(compared & all_equal), 1)
         _, need = stats.samples_for_utest(self.alpha)
@@ -184,6 +181,11 @@ class RowStore:
         return out
 
 
+def _of_row(method):
+    """A StoredRow attribute read from its store: store.method(row index)."""
+    return property(lambda row: getattr(row._store, method)(row._i), doc=f"RowStore.{method} of this row")
+
+
 class StoredRow:
     """One row of a RowStore, with Row's attributes; cells and deltas are made when read."""
 
@@ -192,33 +194,16 @@ class StoredRow:
     def __init__(self, store, i):
         self._store, self._i = store, i
 
-    @property
-    def group(self):
-        return self._store.group(self._i)
+    group = _of_row("group")
+    unit = _of_row("unit")
+    higher_better = _of_row("direction")
+    cells = _of_row("cells")
+    deltas = _of_row("deltas")
+    spreads = _of_row("spreads")
 
     @property
     def name(self):
         return self._store.names[self._i]
-
-    @property
-    def unit(self):
-        return self._store.unit(self._i)
-
-    @property
-    def higher_better(self):
-        return self._store.direction(self._i)
-
-    @property
-    def cells(self):
-        return self._store.cells(self._i)
-
-    @property
-    def deltas(self):
-        return self._store.deltas(self._i)
-
-    @property
-    def spreads(self):
-        return self._store.spreads(self._i)
 
     def mark_within_noise(self, column):
         self._store.mark_within_noise(self._i, column)

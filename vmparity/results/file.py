@@ -13,7 +13,7 @@ What is refused, naming the file and line: a malformed `Benchmark` line
 malformed `Unit` line, a value that is not a finite number, a line longer
 than benchstat's scanner reads (64 KiB), a file that is not a regular file or
 is larger than the size limit. The stricter checks of a lab result file
-(fingerprint keys, one configuration) are in labcheck.py.
+(fingerprint keys, one configuration) are in check.py.
 
 Memory: the file is streamed line by line and its values are packed
 (samples.py): 8 bytes per value and about 40 bytes per distinct benchmark
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .formatspec import known_units
+from ..errors import InputError
+from .spec import known_units
 from .samples import Benchmark, Samples
 
 # The default size limit fits the largest lab run (well under 1 MB per
@@ -106,8 +106,8 @@ class ResultFile:
         return merged
 
     def require_fingerprint(self, keys=None):
-        """The lab file check (labcheck.check): raises InputError, returns self."""
-        from .labcheck import check
+        """The lab file check (results/check.py): raises InputError, returns self."""
+        from .check import check
 
         return check(self, keys)
 

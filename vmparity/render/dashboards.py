@@ -15,7 +15,8 @@ testbed then says where it ran.
 
 import math
 
-from . import provenance, stats
+from ..results import provenance
+from .. import stats
 
 
 def measurements(loaded, target=None):

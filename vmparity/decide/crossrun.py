@@ -3,7 +3,7 @@ beyond what identical code shows from one run to the next (docs/noise.md,
 "Across runs").
 
 Two runs are two moments of a shared host. Per row, the lab's two passes of
-metal (`metal`, `metal-aa`: names.py) say how the host moved between them:
+metal (`metal`, `metal-aa`: results/targets.py) say how the host moved between them:
 their mean change (in log space) is the row's **host drift** D, and how far
 the two disagree, ε = |Δ_metal − Δ_metal-aa|, is a cross-run A/A draw of that
 row. A target's own change is its change with the drift taken out,
@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
-from .names import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_target, on_host_of, split_name
+from .. import stats
+from ..results.targets import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
+from ..query.names import family
 
 FLOOR_PCT = 3.0  # as the in-run rule's (noise.FLOOR_PCT): no finding below it
 SPREAD_Z = 4.0  # sampling errors a change must clear: runs differ by more than their samples say (docs/noise.md)
@@ -88,7 +89,7 @@ class CrossRun:
         bands = {}
         for r in self.rows:
             if r.band_pct is not None and r.status in (CHANGED, NOISE, SAME):
-                bands.setdefault((split_name(r.name)[0], r.unit), []).append(r.band_pct)
+                bands.setdefault((family(r.name), r.unit), []).append(r.band_pct)
         return {k: float(np.median(v)) for k, v in bands.items()}
 
     def regressions_over(self, threshold_pct):
@@ -126,9 +127,8 @@ def controls_of(targets):
     out = {}
     for t in targets:
         # the lab metal whose rack suffix the target carries; the longest wins (metal-rack1 vs metal-rack10)
-        mine = [m for m in metals if on_host_of(t, m)]
-        if mine:
-            m = max(mine, key=lambda m: len(host_suffix(m)))
+        m = metal_of(t, metals)
+        if m is not None:
             aa = aa_control_of(m)
             out[t] = (m, aa if aa in targets else None)
     return out
@@ -235,7 +235,7 @@ def _drift(change, pair, name, unit, family_drift):
     moved = [change.get((c, name, unit)) for c in pair if c]
     moved = [m for m in moved if m is not None]
     if not moved:
-        return family_drift.get((pair[0], split_name(name)[0], unit)), 0.0
+        return family_drift.get((pair[0], family(name), unit)), 0.0
     eps = 100 * abs(moved[0] - moved[1]) if len(moved) == 2 else 0.0
     return float(np.mean(moved)), eps
 
@@ -245,5 +245,5 @@ def _family_drift(change, controls):
     fam = {}
     for (t, name, unit), c in change.items():
         if c is not None and (is_lab_metal(t) or is_aa_control(t)):
-            fam.setdefault((metal_target(host_suffix(t)), split_name(name)[0], unit), []).append(c)
+            fam.setdefault((metal_target(host_suffix(t)), family(name), unit), []).append(c)
     return {k: float(np.median(v)) for k, v in fam.items()}

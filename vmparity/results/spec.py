@@ -8,7 +8,7 @@ import yaml
 
 @lru_cache(maxsize=1)
 def spec():
-    with resources.files("vmparity").joinpath("format.yaml").open(encoding="utf-8") as f:
+    with resources.files("vmparity.results").joinpath("format.yaml").open(encoding="utf-8") as f:
         return yaml.safe_load(f)
 
 

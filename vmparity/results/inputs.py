@@ -4,8 +4,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
-from .resultfile import parse_file
+from ..errors import InputError
+from .file import parse_file
 
 DEFAULT_RESULTS_DIR = os.environ.get("VMPARITY_RESULTS_DIR", "results")
 

@@ -1,0 +1,13 @@
+"""Stage 4, decide: what a difference means.
+
+- noise.py: the A/A control's noise band, the one noise rule of a run (docs/noise.md);
+- crossrun.py (with runspread.py): two runs compared beyond run-to-run noise;
+- explain.py and rules.yaml: the explain rules, matched in public (matches,
+  explanation, apply_rules) so the history's change points use the same ones;
+- gate.py: which rows fail CI (--fail-on-regression);
+- figures.py: a run's trust figures (noise share, per-target counts, sensitivity).
+
+A judge takes rows and cells (a table's, duck-typed) and never imports the table
+package: table.build applies the noise and cross-run judges as it builds, the rest
+run on the built table. Imports stats, query and results.
+"""

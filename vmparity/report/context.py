@@ -1,0 +1,41 @@
+"""A run loaded and compared target by target, with everything the report's sections need."""
+
+import importlib
+import sys
+
+from .. import table
+from ..decide import explain
+from ..errors import InputError
+from ..results import inputs
+from . import hosts, sections
+
+
+def extra(module):
+    """The plots (matplotlib) and the HTML (markdown-it-py) come with the
+    `report` extra; without it, say so instead of a traceback."""
+    try:
+        return importlib.import_module(f".{module}", __package__)
+    except ModuleNotFoundError as e:
+        raise InputError("vmparity report", f"needs {e.name}: pip install 'vmparity[report]'") from e
+
+
+def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots=True):
+    """Load a run and compute everything the sections need; returns (Context, {png name: bytes})."""
+    loaded = inputs.load(run, results_dir, require_fingerprint=True)
+    if not loaded.is_run:
+        raise InputError(run, "expected a run directory or run-id, not a single file")
+    t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
+    rules = explain.load_rules()
+    rack = None
+    if baseline is None and len(hosts.lab_metals(t.columns)) > 1:
+        # a rack: each host against its own metal, the metals against each other
+        views = hosts.per_host(loaded, alpha, rules)
+        rack = hosts.metals_compared(loaded, alpha, rules)
+    else:
+        views = [hosts.HostView("", t.columns[0], t, hosts.explain_against_baseline(t, rules))]
+    plots = extra("plots") if draw_plots else None
+    images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
+    ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
+                           [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
+                           hosts=views, rack=rack)
+    return ctx, images
