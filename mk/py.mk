@@ -11,10 +11,10 @@ BENCH_MEMORY_DIR    ?= $(BUILD)/bench-memory
 
 .PHONY: test-py bench-compare bench-memory
 
-TEST_TARGETS += test-py
+CHECK_TARGETS += test-py
 
 test-py: $(STAMPS)/venv $(BENCHSTAT) ## Run the vmparity Python tests (parser, stats vs benchstat, golden files, bad input, fuzz)
-	BENCHSTAT=$(BENCHSTAT) $(PY) -m pytest -q -p no:cacheprovider $(PY_TESTS)
+	BENCHSTAT=$(BENCHSTAT) $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) $(PY_TESTS)
 
 bench-compare: $(STAMPS)/venv $(BENCHSTAT) ## Time `vmparity compare` against benchstat on two files of 100,000 result lines
 	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_compare.py --lines $(BENCH_COMPARE_LINES) --dir $(BENCH_COMPARE_DIR)
