@@ -28,7 +28,7 @@ CHECK_TARGETS :=
 TEST_TARGETS :=
 # Every pytest run of a suite prints its slowest tests, so that the next slow
 # test is visible the day it lands.
-PYTEST_FLAGS ?= --durations=10
+PYTEST_FLAGS ?= --durations=10 --durations-min=0.5
 include mk/deps.mk
 include $(sort $(filter-out mk/deps.mk,$(wildcard mk/*.mk)))
 

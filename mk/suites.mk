@@ -14,12 +14,12 @@ CHECK_BEFORE   ?= deps bench
 TEST_BEFORE    ?= deps bench image
 # Lane 1 of check: the longest suite; lane 2: the others.
 CHECK_LANE_1   ?= test-py
-# Lane 1 of test: the image tests, then the lab end to end (the guests of
-# tests/lab/test_lab.py). Lane 2: check's suites, then the other end-to-end
-# suites; they start when the lab test has already started dockerd and
-# libvirtd, which it leaves running (test-image stops what it started, so it
-# never runs beside a suite that needs the daemons).
-TEST_LANE_1    ?= test-image test-lab-e2e
+# Lane 1 of test: the image tests, then the two halves of the lab test.
+# Lane 2: check's suites, then the rack. The rack starts when the lab test
+# has already started dockerd and libvirtd, which it leaves running
+# (test-image stops the daemons it started, so it runs beside no suite that
+# needs them); the two labs and the rack have their own names and ports.
+TEST_LANE_1    ?= test-image test-lab-e2e test-lab-repro
 
 check_lanes = "$(CHECK_LANE_1)" "$(filter-out $(CHECK_LANE_1),$(CHECK_TARGETS))"
 test_lanes  = "$(TEST_LANE_1)" "$(filter-out $(TEST_LANE_1),$(CHECK_TARGETS) $(TEST_TARGETS))"
