@@ -21,19 +21,22 @@ GO_MIN_VERSION   ?= $(shell awk '$$1 == "go" {print $$2; exit}' bench-src/go/go.
 GO_TOOLCHAIN_DIR ?= $(CACHE_DIR)/go-$(GO_MIN_VERSION)
 export PATH  := $(VENV)/bin:$(GOBIN_DIR):$(GO_TOOLCHAIN_DIR)/bin:$(PATH)
 
-# Each component contributes its targets and adds its tests to TEST_TARGETS.
+# Each component contributes its targets and adds its test suites to
+# CHECK_TARGETS (no guest, container or rack: `make check`) or to TEST_TARGETS
+# (real daemons); `make test` runs both (mk/suites.mk).
+CHECK_TARGETS :=
 TEST_TARGETS :=
+# Every pytest run of a suite prints its slowest tests, so that the next slow
+# test is visible the day it lands.
+PYTEST_FLAGS ?= --durations=10 --durations-min=0.5
 include mk/deps.mk
 include $(sort $(filter-out mk/deps.mk,$(wildcard mk/*.mk)))
 
-.PHONY: help test clean
+.PHONY: help clean
 
 help: ## List every target with its one-line description
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
 	  | sort -u | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
-
-test: $(TEST_TARGETS) ## Install what is missing, build, and run every test (CI runs this)
-	@echo "make test: all passed ($(TEST_TARGETS))"
 
 clean: ## Remove build outputs (keeps results/ and the image cache)
 	rm -rf $(BUILD)

@@ -16,7 +16,7 @@ BENCH_C_BINS := $(BENCH_OUT)/memcpy-static $(BENCH_OUT)/memcpy-dynamic \
   $(BENCH_OUT)/clock $(BENCH_OUT)/streamcopy \
   $(BENCH_OUT)/storefwd $(BENCH_OUT)/fence $(BENCH_OUT)/align
 BENCH_BINS += $(BENCH_C_BINS)
-TEST_TARGETS += test-bench-c
+CHECK_TARGETS += test-bench-c
 
 .PHONY: bench-c test-bench-c
 

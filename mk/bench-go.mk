@@ -18,7 +18,7 @@ $(addprefix $(BENCH_OUT)/,$(GO_CMDS)): $(BENCH_OUT)/%: $(GO_SOURCES)
 	@mkdir -p $(@D)
 	cd $(GO_SRC) && $(GO_BUILD) -o $(abspath $@) ./cmd/$*
 
-TEST_TARGETS += test-bench-go
+CHECK_TARGETS += test-bench-go
 # The race detector needs cgo (gcc); only the tests use it, the shipped
 # binaries stay static (GO_BUILD).
 test-bench-go: bench $(BENCHSTAT) $(STAMPS)/venv ## Go unit tests (snowflake, envprobe, benchrun), again under the race detector, and the benchrun→vmparity check→benchstat end-to-end test

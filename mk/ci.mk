@@ -5,7 +5,7 @@ ACTIONLINT         ?= $(GOBIN_DIR)/actionlint
 
 .PHONY: lint-workflows
 
-TEST_TARGETS += lint-workflows
+CHECK_TARGETS += lint-workflows
 
 lint-workflows: $(ACTIONLINT) ## Check every .github/workflows file with actionlint
 	$(ACTIONLINT) -color=false .github/workflows/*.yml

@@ -8,7 +8,10 @@ VARIANTS_FILE  ?= vm-templates/variants.yml
 CONTAINER_VARIANTS_FILE ?= docker/variants.yml
 IMAGE_TEST_ARGS ?=
 
-.PHONY: image docker-image variants-check test-image
+# The templates' schema test needs no daemon: `make check` runs it (test-templates).
+IMAGE_TEMPLATE_TESTS ?= tests/image/test_domain_template.py
+
+.PHONY: image docker-image variants-check test-image test-templates
 
 image: ## Build the guest/container root filesystem image (cached; rebuilt only when the recipe changes)
 	CACHE_DIR=$(CACHE_DIR) $(IMAGE_RECIPE)
@@ -22,7 +25,12 @@ variants-check: $(STAMPS)/venv ## Check vm-templates/variants.yml and docker/var
 	$(VMPARITY) lab variants guests $(VARIANTS_FILE)
 	$(VMPARITY) lab variants containers $(CONTAINER_VARIANTS_FILE)
 
-test-image: image $(STAMPS)/venv ## Test the image: templates validate, bad variants fail, one TCG guest boots to SSH, the container builds and runs
-	CACHE_DIR=$(CACHE_DIR) $(PY) -m pytest -q -m lab tests/image $(IMAGE_TEST_ARGS)
+test-image: image $(STAMPS)/venv ## Test the image: the cache is complete and reused, a failed build leaves nothing, one TCG guest boots to SSH, the container builds and runs
+	CACHE_DIR=$(CACHE_DIR) $(PY) -m pytest -q $(PYTEST_FLAGS) -m lab tests/image \
+	  $(addprefix --ignore=,$(IMAGE_TEMPLATE_TESTS)) $(IMAGE_TEST_ARGS)
+
+test-templates: $(STAMPS)/venv ## Render domain.xml.j2 for every variant under KVM and TCG and validate it against libvirt's schema (no daemon)
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) $(IMAGE_TEMPLATE_TESTS)
 
 TEST_TARGETS += test-image
+CHECK_TARGETS += test-templates variants-check

@@ -13,10 +13,10 @@ BENCH_CROSSRUN_ARGS ?=
 
 .PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun
 
-TEST_TARGETS += test-py lint-imports
+CHECK_TARGETS += test-py lint-imports
 
 test-py: $(STAMPS)/venv $(BENCHSTAT) ## Run the vmparity Python tests (parser, stats vs benchstat, golden files, bad input, fuzz)
-	BENCHSTAT=$(BENCHSTAT) $(PY) -m pytest -q -p no:cacheprovider $(PY_TESTS)
+	BENCHSTAT=$(BENCHSTAT) $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) $(PY_TESTS)
 
 lint-imports: $(STAMPS)/venv ## Check the import direction of vmparity's stages ([tool.importlinter] in pyproject.toml, docs/architecture.md)
 	$(VENV)/bin/lint-imports --no-cache --no-logo

@@ -29,10 +29,10 @@ repro: ## Run every seed's scenario on the lab's targets (PROFILE, REPRO_TARGETS
 	echo "repro: report with the Reproductions section in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 .PHONY: test-repro-verdicts
-TEST_TARGETS += test-repro-verdicts
+CHECK_TARGETS += test-repro-verdicts
 
 test-repro-verdicts: $(STAMPS)/venv ## Unit tests of the seed scenarios, verdicts and their Markdown (tests/repro)
-	$(PY) -m pytest -q -p no:cacheprovider tests/repro -m "not lab"
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) tests/repro -m "not lab"
 
 # Two back-to-back repro runs must give the same verdict for every seed and
 # target that is decided in both (reproduced / not reproduced); the pairs that

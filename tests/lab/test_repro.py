@@ -1,7 +1,11 @@
-"""End-to-end: `make repro` with the quick profile on metal and the CPU-quota
+"""End-to-end: `make repro` with the smoke profile on metal and the CPU-quota
 container (real dockerd and Ansible; no guest, to keep the test's time in
 reason). Every seed must get a verdict on both targets, the report must carry
-the Reproductions section, and only the jobs each scenario reads may run."""
+the Reproductions section, and only the jobs each scenario reads may run.
+The test checks the pipeline, not the figures: which verdict each seed gets
+is not asserted, so the smoke profile (one tiny repetition of each job per
+round) serves as well as quick, and two rounds as well as the ten seed 003's
+min-rounds asks for (the plan still says 10; the lab's vars override it)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +21,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = ("002", "004", "000", "001", "003")
 TARGETS = ("metal", "container-quota")
-RUN_ID = "repro-e2e-quick"
+PROFILE = "smoke"
+ROUNDS = 2
+RUN_ID = f"repro-e2e-{PROFILE}"
 
 pytestmark = pytest.mark.lab
 
@@ -26,10 +32,10 @@ pytestmark = pytest.mark.lab
 def repro(lab_factory):
     lab = lab_factory("repro", 22480)
     vars_file = lab.root / "lab-vars.json"
-    vars_file.write_text(json.dumps(lab.vars()))
+    vars_file.write_text(json.dumps({**lab.vars(), "bench_count": ROUNDS}))
     plan_dir = lab.root / "plan"
     proc = subprocess.run(
-        ["make", "--no-print-directory", "repro", "PROFILE=quick", f"REPRO_RUN_ID={RUN_ID}",
+        ["make", "--no-print-directory", "repro", f"PROFILE={PROFILE}", f"REPRO_RUN_ID={RUN_ID}",
          f"REPRO_TARGETS={' '.join(TARGETS)}", f"REPRO_PLAN_DIR={plan_dir}",
          f"RESULTS_DIR={lab.results_dir}", f"LAB_ARGS=-e @{vars_file}"],
         cwd=REPO, capture_output=True, text=True, timeout=2400,
