@@ -45,7 +45,7 @@ func mustParse(t *testing.T, args ...string) Options {
 
 func TestParseArgs(t *testing.T) {
 	o := mustParse(t, "--profile", "quick", "--out", "/tmp/x.txt", "--target", "guest-nosmt")
-	if o.Count != 5 || o.Pin != -1 || o.Target != "guest-nosmt" || !strings.HasPrefix(o.RunID, "20") || o.BenchDir == "" {
+	if o.Count != 6 || o.Pin != -1 || o.Target != "guest-nosmt" || !strings.HasPrefix(o.RunID, "20") || o.BenchDir == "" {
 		t.Fatalf("defaults wrong: %+v", o)
 	}
 	for _, bad := range [][]string{
