@@ -26,7 +26,7 @@ tail -1 "$work/progress"
 for key in target-kind-evidence profile count binary-sha256 memcpy-tunables-l3-3q; do
   grep -q "^$key: " "$result" || { echo "e2e: header key $key missing in $result" >&2; exit 1; }
 done
-grep -q '^count: 5$' "$result" || { echo "e2e: quick profile should have count 5" >&2; exit 1; }
+grep -q '^count: 6$' "$result" || { echo "e2e: quick profile should have count 6" >&2; exit 1; }
 
 # benchstat must parse it silently (it reports syntax errors on stderr).
 "$benchstat" "$result" > "$work/table" 2> "$work/benchstat.err" || {
