@@ -20,7 +20,8 @@ from ..errors import InputError
 from ..query.names import family, param_number, split_name
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
-              "param-between", "param-above-key", "one-sided", "number-above", "verdict", "pct-below"}
+              "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
+              "pct-below"}
 
 
 @dataclass
@@ -130,7 +131,7 @@ def _check_condition(cond, arg):
             re.compile(arg)
         except re.error as e:
             return f"invalid regular expression {arg!r}: {e}"
-    elif cond == "differs":
+    elif cond in ("differs", "number-differs"):
         if not _is_text_list(arg):
             return "expected a list of header keys"
     elif cond == "prefix-differs":
@@ -162,6 +163,13 @@ def _env():
 
 def _differs(A, B, key):
     return A.get(key) != B.get(key)
+
+
+def _number_differs(A, B, key):
+    """The key's leading number differs: values like `<bytes> (<how it was sized>)`
+    whose note may vary while the number that matters stays the same."""
+    a, b = param_number(A.get(key)), param_number(B.get(key))
+    return a is not None and b is not None and a != b
 
 
 def matches(alt, f, A, B):
@@ -201,6 +209,8 @@ def matches(alt, f, A, B):
             for key, limit in arg.items():
                 if not any((v := param_number(side.get(key))) is not None and v > limit for side in (A, B)):
                     return False
+        if cond == "number-differs" and not any(_number_differs(A, B, k) for k in arg):
+            return False
         if cond == "verdict" and f.verdict not in (arg if isinstance(arg, list) else [arg]):
             return False
         if cond == "pct-below" and (f.pct is None or not abs(f.pct) < arg):

@@ -46,7 +46,9 @@ static int bench(uint64_t budget_ns)
 	struct fence_mem m;
 	char l3_source[160], tsc_why[160];
 	uint64_t l3 = fence_sysfs_l3(l3_source, sizeof(l3_source));
-	fence_size(&s, l3, fence_mem_available());
+	const char *mem_source;
+	uint64_t mem_available = fence_mem_available(&mem_source);
+	fence_size(&s, l3, mem_available, mem_source);
 	fence_alloc(&m, &s);
 	double tsc_ghz = vmp_tsc_probe(TSC_WINDOW_NS, tsc_why, sizeof(tsc_why));
 
@@ -145,17 +147,23 @@ static int self_test(void)
 	vmp_check(fence_pow2_floor(48ull << 20) == 32ull << 20, "power-of-two floor of 48 MiB is 32 MiB");
 
 	struct fence_sizing s;
-	fence_size(&s, 32ull << 20, 24ull << 30);
+	fence_size(&s, 32ull << 20, 24ull << 30, "MemAvailable");
 	vmp_check(s.llc_bytes == 128ull << 20, "4x a 32 MiB L3 with 24 GiB free: 128 MiB (%llu)",
 		    (unsigned long long)s.llc_bytes);
-	fence_size(&s, 32ull << 20, 512ull << 20);
+	fence_size(&s, 32ull << 20, 512ull << 20, "MemAvailable");
 	vmp_check(s.llc_bytes == 64ull << 20 && s.tlb_pages == 16384,
 		    "512 MiB free caps the LLC buffer at 64 MiB (%llu) and keeps 16384 TLB pages",
 		    (unsigned long long)s.llc_bytes);
-	fence_size(&s, 256ull << 20, 0);
+	fence_size(&s, 256ull << 20, 0, "MemAvailable");
 	vmp_check(s.llc_bytes == 1ull << 30, "a 256 MiB L3 is capped at 1 GiB (%llu)",
 		    (unsigned long long)s.llc_bytes);
-	fence_size(&s, 0, 0);
+	/* A 480 MiB L3 in a container limited to 1 GiB: the cap follows the
+	 * cgroup's room, not the host's MemAvailable (the OOM kill of a lab run). */
+	fence_size(&s, 480ull << 20, (1ull << 30) - (2ull << 20), "the cgroup's room (limit - usage)");
+	vmp_check(s.llc_bytes == 64ull << 20 && strstr(s.cap_note, "cgroup") != NULL,
+		  "1 GiB of cgroup room caps the LLC buffer at 64 MiB and says why (%llu: %s)",
+		  (unsigned long long)s.llc_bytes, s.cap_note);
+	fence_size(&s, 0, 0, "MemAvailable");
 	vmp_check(s.llc_bytes == 128ull << 20, "unknown L3 assumes 32 MiB (%llu)", (unsigned long long)s.llc_bytes);
 
 	/* Small buffers: the kernels compute the same value as plain C. */

@@ -68,7 +68,7 @@ uint64_t fence_sysfs_l3(char *source, unsigned source_len)
 	return 0;
 }
 
-uint64_t fence_mem_available(void)
+static uint64_t meminfo_available(void)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
@@ -82,7 +82,92 @@ uint64_t fence_mem_available(void)
 	return (uint64_t)kb << 10;
 }
 
-void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_available)
+/* A number from a cgroup file; 0 for "max", an absent file or a v1 limit
+ * of "no limit" (a page-rounded LLONG_MAX). */
+static uint64_t cgroup_number(const char *dir, const char *file)
+{
+	char path[512], buf[64];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (read_line(path, buf, sizeof(buf)) != 0)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end || v >= (1ull << 60))
+		return 0;
+	return v;
+}
+
+/* This process's cgroup path in one hierarchy of /proc/self/cgroup: the v2
+ * line ("0::/path") when controller is NULL, else the v1 line naming it. */
+static int own_cgroup(const char *controller, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[512];
+	int found = -1;
+	if (!f)
+		return -1;
+	while (found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *ctrls = strchr(line, ':'), *p = ctrls ? strchr(ctrls + 1, ':') : NULL;
+		if (!p)
+			continue;
+		*p++ = 0;
+		ctrls++;
+		int match = controller ? strstr(ctrls, controller) != NULL : *ctrls == 0;
+		if (match) {
+			snprintf(path, len, "%s", p);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The room left under the tightest memory limit of this process's cgroups
+ * (v2 memory.max - memory.current, v1 limit_in_bytes - usage_in_bytes),
+ * looked up at the hierarchy's mount root (a container's own cgroup, in its
+ * cgroup namespace) and at this process's path under it; 0 when no limit.
+ * A container's /proc/meminfo is the host's: sizing from it alone asked
+ * for 1 GiB inside a 1 GiB container, and the OOM killer ended the run. */
+uint64_t fence_cgroup_room(void)
+{
+	static const struct { const char *root, *controller, *limit, *usage; } kinds[] = {
+		{ "/sys/fs/cgroup", NULL, "memory.max", "memory.current" },
+		{ "/sys/fs/cgroup/memory", "memory", "memory.limit_in_bytes", "memory.usage_in_bytes" },
+	};
+	uint64_t room = 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		char own[384], dirs[2][512];
+		snprintf(dirs[0], sizeof(dirs[0]), "%s", kinds[k].root);
+		int n = 1;
+		if (own_cgroup(kinds[k].controller, own, sizeof(own)) == 0 && strcmp(own, "/") != 0)
+			snprintf(dirs[n++], sizeof(dirs[1]), "%s%s", kinds[k].root, own);
+		for (int d = 0; d < n; d++) {
+			uint64_t limit = cgroup_number(dirs[d], kinds[k].limit);
+			if (!limit)
+				continue;
+			uint64_t used = cgroup_number(dirs[d], kinds[k].usage);
+			uint64_t left = limit > used ? limit - used : 1;
+			if (!room || left < room)
+				room = left;
+		}
+	}
+	return room;
+}
+
+uint64_t fence_mem_available(const char **source)
+{
+	uint64_t avail = meminfo_available(), room = fence_cgroup_room();
+	*source = "MemAvailable";
+	if (room && (!avail || room < avail)) {
+		*source = "the cgroup's room (limit - usage)";
+		return room;
+	}
+	return avail;
+}
+
+void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_available, const char *mem_source)
 {
 	s->l3_bytes = l3_bytes;
 	uint64_t base = l3_bytes ? l3_bytes : FENCE_L3_FALLBACK;
@@ -96,9 +181,9 @@ void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_availabl
 	s->tlb_pages = FENCE_TLB_PAGES;
 	while (s->tlb_pages > 64 && s->tlb_pages * 4096 > cap)
 		s->tlb_pages /= 2;
-	snprintf(s->cap_note, sizeof(s->cap_note), "%dx %s L3 = %llu, cap min(1 GiB, MemAvailable/%d) = %llu%s",
+	snprintf(s->cap_note, sizeof(s->cap_note), "%dx %s L3 = %llu, cap min(1 GiB, %s/%d) = %llu%s",
 		 FENCE_LLC_MULTIPLE, l3_bytes ? "the" : "an assumed 32 MiB", (unsigned long long)want,
-		 FENCE_CAP_MEM_DIVISOR, (unsigned long long)cap,
+		 mem_source, FENCE_CAP_MEM_DIVISOR, (unsigned long long)cap,
 		 got < want ? ", capped" : "");
 }
 

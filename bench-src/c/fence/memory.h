@@ -24,11 +24,15 @@ struct fence_sizing {
 uint64_t fence_parse_cache_size(const char *text);
 /* Largest power of two <= x (x > 0). */
 uint64_t fence_pow2_floor(uint64_t x);
-/* Decide the sizes from an L3 size (0 = unknown) and MemAvailable (0 = unknown). */
-void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_available);
+/* Decide the sizes from an L3 size (0 = unknown) and the memory available
+ * (0 = unknown), named by mem_source in the note. */
+void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_available, const char *mem_source);
 /* The per-CPU shared L3 from sysfs (0 when absent), with where it came from. */
 uint64_t fence_sysfs_l3(char *source, unsigned source_len);
-uint64_t fence_mem_available(void);
+/* The room under this process's tightest cgroup memory limit (0 = none). */
+uint64_t fence_cgroup_room(void);
+/* MemAvailable, or the cgroup room when that is smaller; *source names which. */
+uint64_t fence_mem_available(const char **source);
 /* mmap and touch both buffers; exits with a message when memory is short. */
 void fence_alloc(struct fence_mem *m, const struct fence_sizing *s);
 void fence_free(struct fence_mem *m);
