@@ -50,6 +50,8 @@ def _parser():
     s.add_argument("--run-id", required=True)
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
+    s.add_argument("--base-manifest", metavar="MANIFEST.sha256",
+                   help="an A/B run: BASE's manifest, which its <target>~base files are checked against and stored with")
     s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
     s.add_argument("--fill-in", action="store_true", help="add the targets a stored partial run is missing, leaving the rest as it is")
 
@@ -147,6 +149,11 @@ def _parser():
     m.add_argument("--console-log", required=True, metavar="FILE")
     m.add_argument("--seed-disk", metavar="IMG")
     m.add_argument("--host-cpus", type=at_least(1), metavar="N")
+    m = lab.add_parser("ab", help="check BASE out as a detached worktree for `make lab-ab` and print where "
+                       "(ab_ref, ab_commit, ab_src, ab_bench as shell assignments)")
+    m.add_argument("--base", required=True, metavar="REF", help="the git ref to compare the working tree with")
+    m.add_argument("--dir", required=True, metavar="DIR", help="the A/B directory (the Makefile's build/ab)")
+    m.add_argument("--repo", default=".", metavar="DIR", help="the repository BASE is resolved in (default: .)")
     m = lab.add_parser("repro-plan", help="which benchrun jobs `make repro` runs on which target, as Ansible extra-vars")
     m.add_argument("--variants", metavar="FILE", help="the guest matrix (default: the repository's vm-templates/variants.yml)")
     m.add_argument("--containers", metavar="FILE", help="the container matrix (default: the repository's docker/variants.yml)")
@@ -169,7 +176,7 @@ def _dispatch(a, out, err):
     cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
     if a.command == "ingest":
         return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
-                       rounds_record=a.rounds, fill_in=a.fill_in)
+                       rounds_record=a.rounds, fill_in=a.fill_in, base_manifest=a.base_manifest)
     if a.command == "check":
         return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":

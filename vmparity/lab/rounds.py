@@ -24,6 +24,7 @@ import random
 from pathlib import Path
 
 from ..errors import InputError
+from ..results.targets import head_of
 from . import disturbed
 
 SCHEMA = "vmparity-rounds/1"
@@ -61,9 +62,20 @@ def schedule(targets, rounds, seed, limits=None):
         raise InputError("schedule", f"every target needs at least one round, got {limits}")
     out = []
     for k in range(1, rounds + 1):
-        order = [t for t in targets if k <= int(limits.get(t, rounds))]
+        # An A/B run's BASE side (`<target>~base`) runs right before or after its
+        # target, so both meet the same moment of the host: the pairs are shuffled
+        # as one, then each pair's two sides with a generator of their own. Without
+        # BASE sides every pair is one target, and the order is what it always was.
+        pairs = {}
+        for t in targets:
+            if k <= int(limits.get(t, rounds)):
+                pairs.setdefault(head_of(t), []).append(t)
+        order = list(pairs.values())
         random.Random(f"{seed}:{k}").shuffle(order)
-        out.append(order)
+        for pair in order:
+            if len(pair) > 1:
+                random.Random(f"{seed}:{k}:{head_of(pair[0])}").shuffle(pair)
+        out.append([t for pair in order for t in pair])
     return out
 
 
