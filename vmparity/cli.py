@@ -163,13 +163,27 @@ def _parser():
     m.add_argument("--write", metavar="DIR",
                    help="write DIR/bench-vars.json and DIR/provision-vars.json, and print lab-up.yml's arguments")
 
-    s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
-    s.add_argument("base", metavar="BASE")
-    s.add_argument("head", metavar="HEAD")
+    s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
+                       usage="%(prog)s [options] BASE HEAD | --ab RUN")
+    s.add_argument("base", metavar="BASE", nargs="?")
+    s.add_argument("head", metavar="HEAD", nargs="?")
+    s.add_argument("--ab", metavar="RUN", help="an A/B run of `make lab-ab`: HEAD against BASE per target in that "
+                   "one run (instead of BASE HEAD, two runs)")
+    s.set_defaults(operands_check=_pr_comment_operands(s))
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT")
     s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     return p
+
+
+def _pr_comment_operands(parser):
+    """Two runs, or one A/B run: never both, never half of the two."""
+    def check(a):
+        if a.ab and (a.base or a.head):
+            parser.error("--ab RUN compares the two sides inside one run: give it alone, without BASE HEAD")
+        if not a.ab and not (a.base and a.head):
+            parser.error("expected BASE HEAD (two runs), or --ab RUN (an A/B run of `make lab-ab`)")
+    return check
 
 
 def _dispatch(a, out, err):
@@ -200,6 +214,9 @@ def _dispatch(a, out, err):
                        method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change))
     if a.command == "export":
         return cmd.run(a.run, out, err, fmt=a.format, target=a.target, better=a.better, results_dir=a.results_dir)
+    if a.command == "pr-comment" and a.ab:
+        return cmd.run_ab(a.ab, out, err, alpha=a.alpha, results_dir=a.results_dir,
+                          fail_on_regression=a.fail_on_regression, full_report=a.full_report)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
                        fail_on_regression=a.fail_on_regression, full_report=a.full_report)
@@ -212,6 +229,8 @@ def main(argv=None, stdout=None, stderr=None):
     _Parser.out = out
     try:
         a = _parser().parse_args(argv)
+        if getattr(a, "operands_check", None):
+            a.operands_check(a)
     except _UsageError as e:
         err.write(f"{terminal_lines(e)}\n")
         return 2

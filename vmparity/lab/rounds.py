@@ -10,6 +10,7 @@ Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
   rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
                                     "timings": {target: {"start", "end"}}}
+  ab.json                          an A/B run's BASE: {"base-ref", "base-commit"} (rounds.json `ab`)
   rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
                                     "host-failed": {"round", "msg"} or null}
 A run with failed targets, failed hosts or missing rounds is stored all the
@@ -28,6 +29,7 @@ from ..results.targets import head_of
 from . import disturbed
 
 SCHEMA = "vmparity-rounds/1"
+AB_FILE = "ab.json"  # the bench role's record of an A/B run's BASE: {base-ref, base-commit}
 
 # Header keys benchrun measures per invocation: they may differ between
 # rounds without meaning the environment changed; their totals are kept.
@@ -259,6 +261,9 @@ def merge(staging_run):
     }
     if remeasured:
         record["remeasured"] = remeasured
+    ab = staging_run / AB_FILE
+    if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
+        record["ab"] = _json(ab)
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
 
