@@ -210,3 +210,16 @@ def test_report_of_an_ab_run_compares_head_with_base_first(tmp_path, cli):
     assert "~base" not in summary and "`container-nolimit`" in summary
     noise = cli("noise", run)
     assert noise.code == 0 and "~base" not in noise.out
+
+
+def test_planted_effects_in_an_ab_run_are_decided_against_the_base_side(tmp_path, cli):
+    run = g.ab_run(tmp_path / "runs" / "r-ab-quick", seed=1, drift=0.03)
+    r = cli("power", run, "--effects", "3,20", "--format", "json")
+    assert r.code == 0, r.err
+    res = json.loads(r.out)
+    assert res["baseline"] == "each target's BASE side" and res["aa"]["rows"] == 29
+    by = {e["effect-pct"]: e for e in res["effects"]}
+    assert {e["target"] for e in res["effects"]} == {"container-nolimit"}  # not metal, not the A/A pass
+    assert by[20.0]["found"] / by[20.0]["planted"] >= 0.95
+    assert by[3.0]["found"] / by[3.0]["planted"] < 0.5  # below the smallest change it can see (about 5 %)
+    assert cli("power", run, "--target", "metal-aa").code == 2

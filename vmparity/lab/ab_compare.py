@@ -57,8 +57,9 @@ def is_ab(loaded):
     return any(is_base_side(rf.target) for rf in loaded.files)
 
 
-def analyse(loaded, alpha=0.05, rules=None):
-    """The AB of a loaded run directory; None when it holds no BASE side."""
+def analyse(loaded, alpha=0.05, rules=None, only=None):
+    """The AB of a loaded run directory; None when it holds no BASE side.
+    only: compare these targets alone (the planted-effect trials redo one at a time)."""
     if not is_ab(loaded):
         return None
     heads, bases = split(loaded)
@@ -72,6 +73,8 @@ def analyse(loaded, alpha=0.05, rules=None):
     by_target = {rf.target: rf for rf in heads.files}
     for target, base_rf in bases.items():
         head_rf = by_target.get(target)
+        if only is not None and target not in only:
+            continue
         if head_rf is None:
             ab.base_only.append(base_rf.target)
             continue
