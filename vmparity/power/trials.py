@@ -80,7 +80,6 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
         raise InputError(run, "expected a run directory or run-id, not a single file")
     if ab_compare.is_ab(loaded):
         return _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha)
-    files = {rf.target: rf for rf in loaded.files}
     base = table.build([loaded], by="target", alpha=alpha)
     if not base.noise:
         raise InputError(run, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
@@ -103,26 +102,34 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
     for t in targets:
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+    _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
+           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha))
+    return res
+
+
+def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide):
+    """Each trial: `rows` benchmarks of a target (drawn from those its reference target
+    `reference(t)` has too) scaled by the effect in a copy of the run; decide(copy, t)
+    gives the table the report would, and _count counts what it found."""
+    files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
-        copy.mkdir()
-        for rf in loaded.files:
-            shutil.copyfile(rf.path, copy / Path(rf.path).name)
+        shutil.copytree(loaded.path, copy)
         for t in targets:
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")
             higher = [u for u, h in rf.declared_units.items() if h]
             candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
-                                 if name in files[model.metal].benchmarks})
+                                 if name in files[reference(t)].benchmarks})
             for effect in effects:
                 er = EffectResult(t, effect)
                 for k in range(trials):
                     rng = random.Random(f"{seed}:{t}:{effect}:{k}")
                     names = set(rng.sample(candidates, min(rows, len(candidates))))
                     (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
-                    _count(table.build([inputs.load(copy)], by="target", alpha=alpha), t, names, effect, mde, er)
+                    _count(decide(copy, t), t, names, effect, mde, er)
                 res.effects.append(er)
-    return res
+            (copy / Path(rf.path).name).write_text(text, encoding="utf-8")  # the next target's trials see it unplanted
 
 
 def _count(t, target, names, effect, mde, er):
@@ -173,24 +180,6 @@ def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
         for r, d in ds:
             mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2)
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
-    files = {rf.target: rf for rf in loaded.files}
-    with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
-        copy = Path(tmp) / loaded.path.name
-        shutil.copytree(loaded.path, copy)
-        for t in targets:
-            rf = files[t]
-            text = Path(rf.path).read_text(encoding="utf-8")
-            higher = [u for u, h in rf.declared_units.items() if h]
-            candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
-                                 if name in files[base_side(t)].benchmarks})
-            for effect in effects:
-                er = EffectResult(t, effect)
-                for k in range(trials):
-                    rng = random.Random(f"{seed}:{t}:{effect}:{k}")
-                    names = set(rng.sample(candidates, min(rows, len(candidates))))
-                    (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
-                    (pair,) = ab_compare.analyse(inputs.load(copy), alpha, only={t}).pairs
-                    _count(pair.table, t, names, effect, mde, er)
-                (copy / Path(rf.path).name).write_text(text, encoding="utf-8")
-                res.effects.append(er)
+    _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
+           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}).pairs[0].table)
     return res
