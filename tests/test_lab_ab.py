@@ -223,3 +223,11 @@ def test_planted_effects_in_an_ab_run_are_decided_against_the_base_side(tmp_path
     assert by[20.0]["found"] / by[20.0]["planted"] >= 0.95
     assert by[3.0]["found"] / by[3.0]["planted"] < 0.5  # below the smallest change it can see (about 5 %)
     assert cli("power", run, "--target", "metal-aa").code == 2
+
+
+def test_a_base_side_is_named_on_arrival():
+    """BASE's own benchrun runs under the target's plain name (it may refuse `~base`)."""
+    text = "vmparity-format: 1\ntarget: guest-nosmt\nrun-id: r\nBenchmarkX 1 2 ns/op\ntarget: not-a-header\n"
+    out = rounds.relabel(text, "guest-nosmt~base")
+    assert out.splitlines()[1] == "target: guest-nosmt~base" and out.splitlines()[4] == "target: not-a-header"
+    assert rounds.relabel(text, "guest-nosmt") == text
