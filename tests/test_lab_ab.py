@@ -208,8 +208,10 @@ def test_report_of_an_ab_run_compares_head_with_base_first(tmp_path, cli):
     # the targets against metal are HEAD's alone: no BASE side among them
     summary = md[:md.index("## A/B")]
     assert "~base" not in summary and "`container-nolimit`" in summary
-    noise = cli("noise", run)
-    assert noise.code == 0 and "~base" not in noise.out
+    noise = cli("noise", run)  # what the end of make lab-ab prints
+    assert noise.code == 0
+    head, _, ab_part = noise.out.partition("A/B: HEAD against BASE main (0123456789ab)")
+    assert "~base" not in head and "container-nolimit (container):" in ab_part and " 0 better)" in ab_part
 
 
 def test_planted_effects_in_an_ab_run_are_decided_against_the_base_side(tmp_path, cli):
