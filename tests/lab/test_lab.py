@@ -200,6 +200,7 @@ def test_ab_run_holds_both_sides_of_every_target(lab, tmp_path):
         build = subprocess.run(["make", "--no-print-directory", "-C", where["src"], "bench"], env=env,
                                capture_output=True, text=True, timeout=900)
         assert build.returncode == 0, build.stderr[-3000:]
+        base_manifest = (Path(where["bench"]) / "MANIFEST.sha256").read_text()  # the worktree goes below
         run_id = "e2e-ab"
         # two quick jobs are enough to show both sides everywhere (and keep the TCG guest's share short)
         run = lab.playbook("bench.yml", bench_profile="smoke", bench_run_id=run_id, bench_only="^(clock|snowflake)$",
@@ -216,7 +217,7 @@ def test_ab_run_holds_both_sides_of_every_target(lab, tmp_path):
         assert (head["ab-side"], base["ab-side"]) == ("head", "base")
         assert base["commit"] == commit[:12] and head["ab-base-commit"] == base["ab-base-commit"] == commit
         assert base["target-kind"] == head["target-kind"]
-    assert (run_dir / "MANIFEST~base.sha256").read_text() == (Path(where["bench"]) / "MANIFEST.sha256").read_text()
+    assert (run_dir / "MANIFEST~base.sha256").read_text() == base_manifest
     rec = json.loads((run_dir / "rounds.json").read_text())
     assert rec["ab"] == {"base-ref": "HEAD", "base-commit": commit}
     (order,) = [r["order"] for rounds in rec["hosts"].values() for r in rounds]
