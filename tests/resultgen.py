@@ -184,3 +184,36 @@ def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spel
                 units[unit] = [v * (x if unit != "B/s" else 1 / x) for v, x in zip(vals, scale)]
         write(run / f"{target}.txt", cfg, benches)
     return run
+
+
+def ab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, targets=("metal", "container-nolimit"),
+           rounds_record=True):
+    """An A/B run directory (make lab-ab): every target of `targets` on both sides, HEAD as <target>.txt
+    and BASE as <target>~base.txt, plus the A/A pass metal-aa (HEAD), measured in interleaved rounds
+    whose shared drift factor hits every side alike. effect=(target, name prefix, factor) makes those
+    rows of that target's HEAD side slower by the factor (the code change)."""
+    rng = random.Random(seed)
+    run.mkdir(parents=True, exist_ok=True)
+    drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
+    sides = [("metal-aa", "head")] + [(t, side) for t in targets for side in ("head", "base")]
+    for target, side in sides:
+        name = target if side == "head" else f"{target}~base"
+        cfg = dict(METAL, target=name, count=str(count), **{"ab-side": side, "ab-base-ref": "main",
+                                                           "ab-base-commit": "0123456789abcdef"})
+        if target.startswith("container-"):
+            cfg["target-kind"] = "container"
+        benches = suite(cfg, random.Random(rng.random()), count=count, noise=noise)
+        for bname, units in benches.items():
+            for unit, vals in units.items():
+                scale = list(drifts)
+                if effect and side == "head" and target == effect[0] and effect[1] in bname:
+                    scale = [x * effect[2] for x in scale]
+                units[unit] = [v * (x if unit != "B/s" else 1 / x) for v, x in zip(vals, scale)]
+        write(run / f"{name}.txt", cfg, benches)
+    if rounds_record:
+        import json
+
+        (run / "rounds.json").write_text(json.dumps({
+            "schema": "vmparity-rounds/1", "hosts": {}, "partial": False,
+            "ab": {"base-ref": "main", "base-commit": "0123456789abcdef0123456789abcdef01234567"}}), encoding="utf-8")
+    return run

@@ -50,6 +50,8 @@ def _parser():
     s.add_argument("--run-id", required=True)
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
+    s.add_argument("--base-manifest", metavar="MANIFEST.sha256",
+                   help="an A/B run: BASE's manifest, which its <target>~base files are checked against and stored with")
     s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
     s.add_argument("--fill-in", action="store_true", help="add the targets a stored partial run is missing, leaving the rest as it is")
 
@@ -147,6 +149,11 @@ def _parser():
     m.add_argument("--console-log", required=True, metavar="FILE")
     m.add_argument("--seed-disk", metavar="IMG")
     m.add_argument("--host-cpus", type=at_least(1), metavar="N")
+    m = lab.add_parser("ab", help="check BASE out as a detached worktree for `make lab-ab` and print where "
+                       "(ab_ref, ab_commit, ab_src, ab_bench as shell assignments)")
+    m.add_argument("--base", required=True, metavar="REF", help="the git ref to compare the working tree with")
+    m.add_argument("--dir", required=True, metavar="DIR", help="the A/B directory (the Makefile's build/ab)")
+    m.add_argument("--repo", default=".", metavar="DIR", help="the repository BASE is resolved in (default: .)")
     m = lab.add_parser("repro-plan", help="which benchrun jobs `make repro` runs on which target, as Ansible extra-vars")
     m.add_argument("--variants", metavar="FILE", help="the guest matrix (default: the repository's vm-templates/variants.yml)")
     m.add_argument("--containers", metavar="FILE", help="the container matrix (default: the repository's docker/variants.yml)")
@@ -156,20 +163,34 @@ def _parser():
     m.add_argument("--write", metavar="DIR",
                    help="write DIR/bench-vars.json and DIR/provision-vars.json, and print lab-up.yml's arguments")
 
-    s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment")
-    s.add_argument("base", metavar="BASE")
-    s.add_argument("head", metavar="HEAD")
+    s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
+                       usage="%(prog)s [options] BASE HEAD | --ab RUN")
+    s.add_argument("base", metavar="BASE", nargs="?")
+    s.add_argument("head", metavar="HEAD", nargs="?")
+    s.add_argument("--ab", metavar="RUN", help="an A/B run of `make lab-ab`: HEAD against BASE per target in that "
+                   "one run (instead of BASE HEAD, two runs)")
+    s.set_defaults(operands_check=_pr_comment_operands(s))
     s.add_argument("--alpha", type=probability, default=0.05)
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT")
     s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     return p
 
 
+def _pr_comment_operands(parser):
+    """Two runs, or one A/B run: never both, never half of the two."""
+    def check(a):
+        if a.ab and (a.base or a.head):
+            parser.error("--ab RUN compares the two sides inside one run: give it alone, without BASE HEAD")
+        if not a.ab and not (a.base and a.head):
+            parser.error("expected BASE HEAD (two runs), or --ab RUN (an A/B run of `make lab-ab`)")
+    return check
+
+
 def _dispatch(a, out, err):
     cmd = importlib.import_module(f".commands.{a.command.replace('-', '_')}", __package__)
     if a.command == "ingest":
         return cmd.run(a.files, a.run_id, out, err, results_dir=a.results_dir, force=a.force, manifest=a.manifest,
-                       rounds_record=a.rounds, fill_in=a.fill_in)
+                       rounds_record=a.rounds, fill_in=a.fill_in, base_manifest=a.base_manifest)
     if a.command == "check":
         return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":
@@ -193,6 +214,9 @@ def _dispatch(a, out, err):
                        method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change))
     if a.command == "export":
         return cmd.run(a.run, out, err, fmt=a.format, target=a.target, better=a.better, results_dir=a.results_dir)
+    if a.command == "pr-comment" and a.ab:
+        return cmd.run_ab(a.ab, out, err, alpha=a.alpha, results_dir=a.results_dir,
+                          fail_on_regression=a.fail_on_regression, full_report=a.full_report)
     if a.command == "pr-comment":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
                        fail_on_regression=a.fail_on_regression, full_report=a.full_report)
@@ -205,6 +229,8 @@ def main(argv=None, stdout=None, stderr=None):
     _Parser.out = out
     try:
         a = _parser().parse_args(argv)
+        if getattr(a, "operands_check", None):
+            a.operands_check(a)
     except _UsageError as e:
         err.write(f"{terminal_lines(e)}\n")
         return 2

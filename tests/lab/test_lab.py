@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -182,6 +183,53 @@ def test_each_guest_fingerprint_shows_its_variant(lab):
         assert config["target-kind"] == kind, (variant, config.get("target-kind-evidence"))
         for key, value in spec["expect"].items():
             assert config[key.replace("_", "-")] == str(value), (variant, key, config.get(key.replace("_", "-")))
+
+
+def test_ab_run_holds_both_sides_of_every_target(lab, tmp_path):
+    """make lab-ab's path, small: BASE (this commit, checked out and built by `vmparity lab ab`
+    and its own make bench) and the working tree's build on metal, one guest and one container,
+    in the same smoke round; the run holds both sides of every target and compares them."""
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    ab = subprocess.run([str(VENV_BIN / "vmparity"), "lab", "ab", "--base", commit, "--dir", str(tmp_path / "ab"),
+                         "--repo", str(REPO)], capture_output=True, text=True)
+    assert ab.returncode == 0, ab.stderr
+    where = {k.removeprefix("ab_"): shlex.split(v)[0] for k, _, v in (line.partition("=") for line in ab.stdout.split())}
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    try:
+        build = subprocess.run(["make", "--no-print-directory", "-C", where["src"], "bench"], env=env,
+                               capture_output=True, text=True, timeout=900)
+        assert build.returncode == 0, build.stderr[-3000:]
+        base_manifest = (Path(where["bench"]) / "MANIFEST.sha256").read_text()  # the worktree goes below
+        run_id = "e2e-ab"
+        # two quick jobs are enough to show both sides everywhere (and keep the TCG guest's share short)
+        run = lab.playbook("bench.yml", bench_profile="smoke", bench_run_id=run_id, bench_only="^(clock|snowflake)$",
+                           bench_targets_only=["metal", "guest-nosmt", "container-nolimit"],
+                           bench_ab_base_dir=where["bench"], bench_ab_base_ref="HEAD", bench_ab_base_commit=commit)
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", where["src"]], capture_output=True)
+    assert run.rc == 0, run.output[-5000:]
+    run_dir = lab.results_dir / "runs" / run_id
+    heads = ["metal", "guest-nosmt", "container-nolimit"]
+    assert {p.stem for p in run_dir.glob("*.txt")} == {"metal-aa", *heads, *(f"{t}~base" for t in heads)}
+    for t in heads:
+        head, base = header(run_dir / f"{t}.txt"), header(run_dir / f"{t}~base.txt")
+        assert (head["ab-side"], base["ab-side"]) == ("head", "base")
+        assert base["commit"] == commit[:12] and head["ab-base-commit"] == base["ab-base-commit"] == commit
+        assert base["target-kind"] == head["target-kind"]
+    assert (run_dir / "MANIFEST~base.sha256").read_text() == base_manifest
+    rec = json.loads((run_dir / "rounds.json").read_text())
+    assert rec["ab"] == {"base-ref": "HEAD", "base-commit": commit}
+    (order,) = [r["order"] for rounds in rec["hosts"].values() for r in rounds]
+    for t in heads:  # a target's two sides one right after the other
+        assert abs(order.index(t) - order.index(f"{t}~base")) == 1, order
+    comment = subprocess.run([str(VENV_BIN / "vmparity"), "pr-comment", "--ab", str(run_dir)],
+                             capture_output=True, text=True)
+    assert comment.returncode == 0, comment.stderr
+    assert f"HEAD against BASE `HEAD` (`{commit[:12]}`)" in comment.stdout
+    assert all(any(line.startswith("BenchmarkSnowflake") for line in (run_dir / f"{t}~base.txt").read_text().splitlines())
+               for t in heads)
+    assert all(f"| `{t}` |" in comment.stdout for t in heads), comment.stdout
 
 
 def test_lab_up_again_changes_nothing(lab):

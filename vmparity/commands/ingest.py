@@ -20,16 +20,21 @@ from ..errors import InputError
 from ..results.check import check
 from ..render.escape import terminal
 from ..results.file import parse_file
+from ..results.targets import BASE_SIDE, is_base_side
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+# A target may also be an A/B run's BASE side, `<target>~base` (results/targets.py).
+SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(" + re.escape(BASE_SIDE) + r")?\Z")
 # A run id names a directory and, while it is assembled, a sibling
 # `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
 # `<target>.env.json`: all must fit the usual 255-byte file name limit.
 RUN_ID_MAX = 200
+BASE_MANIFEST = "MANIFEST~base.sha256"  # an A/B run's second build, beside the working tree's
 MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 
 
-def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False):
+def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False,
+        base_manifest=None):
     if not SAFE_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
     if len(run_id) > RUN_ID_MAX:
@@ -39,16 +44,23 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     parsed = []
     for f in files:
         rf = check(parse_file(f))
-        if not SAFE_NAME.match(rf.target) or len(rf.target) > RUN_ID_MAX:
+        if not SAFE_TARGET.match(rf.target) or len(rf.target) > RUN_ID_MAX:
             raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_' "
-                                f"or '-', at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
+                                f"or '-' (and {BASE_SIDE!r} at the end for an A/B run's BASE side), "
+                                f"at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
         if rf.config.get("run-id") != run_id:
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
         parsed.append(rf)
     inputs.check_unique_targets(parsed)
     manifest_text = _read_manifest(manifest) if manifest else None
     rounds_text = _read_rounds(rounds_record) if rounds_record else None
-    _check_binaries(parsed, manifest, manifest_text, err)
+    # An A/B run holds two builds: the BASE sides are checked against BASE's manifest.
+    base_text = _read_manifest(base_manifest) if base_manifest else None
+    bases = [rf for rf in parsed if is_base_side(rf.target)]
+    if bases and manifest_text is not None and base_text is None:
+        raise InputError(bases[0].path, "an A/B run's BASE side: expected --base-manifest with BASE's MANIFEST.sha256")
+    _check_binaries([rf for rf in parsed if rf not in bases], manifest, manifest_text, err)
+    _check_binaries(bases, base_manifest, base_text, err)
 
     runs = inputs.runs_dir(results_dir)
     final = runs / run_id
@@ -69,6 +81,8 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
                 fh.write("\n")
         if manifest_text is not None:
             (tmp / "MANIFEST.sha256").write_text(manifest_text, encoding="utf-8")
+        if base_text is not None:
+            (tmp / BASE_MANIFEST).write_text(base_text, encoding="utf-8")
         if rounds_text is not None:
             (tmp / "rounds.json").write_text(rounds_text, encoding="utf-8")
         os.chmod(tmp, 0o755)

@@ -1,13 +1,13 @@
 """`vmparity lab …`: the lab's contracts as commands for the Makefile and the
 Ansible roles, so each has one definition in vmparity.lab: the round merge
-and the disturbed repetitions' re-measure plan (bench role), the variant files (`make variants-check`, the guests and
+and the disturbed repetitions' re-measure plan (bench role), the BASE checkout of an A/B run (`make lab-ab`), the variant files (`make variants-check`, the guests and
 containers roles), the domain XML and the repro plan (`make repro`)."""
 
 import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..lab import checkout, disturbed, domain_xml, repro_plan, rounds, variants
+from ..lab import ab, checkout, disturbed, domain_xml, repro_plan, rounds, variants
 
 
 def run(a, out, err):
@@ -26,6 +26,9 @@ def run(a, out, err):
         return _containers(out, a.file or checkout.CONTAINER_VARIANTS, a.host_cpus, a.json)
     if a.lab_command == "domain-xml":
         return _domain_xml(out, a)
+    if a.lab_command == "ab":
+        out.write(ab.shell(ab.prepare(a.base, a.repo, a.dir)))
+        return 0
     if a.lab_command == "repro-plan":
         return repro_plan.run(out, a.variants or checkout.GUEST_VARIANTS, a.containers or checkout.CONTAINER_VARIANTS,
                               targets=a.targets, scenarios=a.scenarios, write=a.write, profile=a.profile)

@@ -1,4 +1,6 @@
-"""`vmparity pr-comment BASE HEAD`: the Markdown body of the pull-request comment.
+"""`vmparity pr-comment BASE HEAD`: the Markdown body of the pull-request comment;
+`vmparity pr-comment --ab RUN`: the same for an A/B run (`make lab-ab`), HEAD
+against BASE per target in one run, the precise way to judge a code change.
 
 The first line is a hidden marker, so the workflow
 (.github/workflows/vmparity-compare.yml) finds and updates its own comment
@@ -14,9 +16,12 @@ report is. The table of every row is added only when all of it fits.
 import io
 
 from ..decide import crossrun
+from ..errors import InputError
+from ..lab import ab_compare
+from ..results import inputs
 from ..results import machine
 from ..history import excursions
-from ..render import crossrun_md, explanation, fmt, fold, markdown
+from ..render import ab_md, crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text
 from ..render.gate import gate
 from ..report.pair import analyse
@@ -142,3 +147,34 @@ def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
     out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
     return gate(t, fail_on_regression, err)
+
+
+def render_ab(ab, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
+    """The comment of an A/B run: noise, method, one line per target, the changed rows, then why, within `limit`."""
+    body = (f"{MARKER}\n## vmparity: {ab_md.title(ab)}\n\n" + ab_md.noise(ab) + ab_md.method(ab)
+            + ab_md.per_target(ab))
+    tail_reserve = 600
+    rows, shown, found = ab_md.changed(ab, limit - len(body) - tail_reserve)
+    body += rows
+    why = ab_md.explanations(ab)
+    if len(body) + len(why) + tail_reserve > limit:
+        why = ab_md.explanations(ab, details=False)
+    if len(body) + len(why) + tail_reserve <= limit:
+        body += ("\n### Why\n\n" + why) if why else ""
+    if shown < found or not why and any(p.result.explanations or p.result.unexplained for p in ab.pairs):
+        body += (f"\n_Shown: {shown} of {found} rows beyond noise, largest changes first, to fit one GitHub comment. "
+                 f"The full report is in {full_report}._\n")
+    return body
+
+
+def run_ab(run_arg, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
+    loaded = inputs.load(run_arg, results_dir)
+    if not loaded.is_run:
+        raise InputError(run_arg, "--ab: expected a run directory or run-id of `make lab-ab`, not a single file")
+    ab = ab_compare.analyse(loaded, alpha)
+    if ab is None:
+        raise InputError(loaded.path, "--ab: the run holds no BASE side (<target>~base.txt): expected a run of "
+                                      "`make lab-ab BASE=<ref>`; two stored runs are compared with "
+                                      "`vmparity pr-comment BASE HEAD`")
+    out.write(render_ab(ab, full_report or DEFAULT_FULL_REPORT))
+    return max([gate(p.table, fail_on_regression, err) for p in ab.pairs], default=0)

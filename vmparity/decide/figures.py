@@ -60,6 +60,17 @@ def lines(table, explained):
     return out + sensitivity_lines(table)
 
 
+def ab_lines(ab):
+    """An A/B run (lab.ab_compare.AB, duck-typed): one line per target, HEAD against its
+    BASE side, for the end of `make lab-ab` (`vmparity noise RUN`)."""
+    out = [f"A/B: HEAD against BASE {ab.base_ref} ({ab.base_commit[:12]}), each target against its BASE side:"]
+    for p in ab.pairs:
+        (f,) = per_target(p.table, {p.target: p.result})
+        out.append(f"  {p.target} ({p.kind}): {f.beyond} of {f.rows} rows ({100 * f.beyond_share:.1f} %) beyond noise "
+                   f"({f.worse} worse, {f.better} better), {f.within} within noise; smallest change seen {_pct(p.mde)}")
+    return out
+
+
 @dataclass
 class FamilySensitivity:
     target: str

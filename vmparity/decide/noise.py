@@ -43,7 +43,7 @@ metal-aa too).
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from statistics import NormalDist
 
@@ -219,3 +219,22 @@ def apply(table, models):
             for col, d in deltas.items():
                 if col != m.aa and d.comparison.significant and not m.beyond(r.name, r.unit, d, spreads.get(col)):
                     r.mark_within_noise(col)
+
+
+def rebased(model, table, base):
+    """The run's A/A model held against another baseline of the same run: the BASE
+    side of an A/B pair (`<target>~base` against `<target>`, docs/noise.md "A/B in
+    one run"), whose table is `table` with `base` as its first column.
+
+    What the A/A pair says about the run stays: λ per family (how far two passes
+    drift apart beyond what their repetitions show) and the rows whose passes
+    differ significantly (no smaller change counts there). The standard error
+    comes from the pair's own two sides. The check against metal-aa falls away:
+    the BASE side has no second pass, and it needs none, since it ran right
+    before or after HEAD in every round, so a slow spell is shared rather than
+    inherited from metal's draw."""
+    spread = {}
+    for r in table.rows:
+        if base in r.cells:
+            spread[(r.name, r.unit)] = (r.spreads.get(base, math.nan), r.cells[base].n)
+    return replace(model, metal=base, base_spread=spread, row_aa_change={})

@@ -10,6 +10,7 @@ Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
   rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
                                     "timings": {target: {"start", "end"}}}
+  ab.json                          an A/B run's BASE: {"base-ref", "base-commit"} (rounds.json `ab`)
   rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
                                     "host-failed": {"round", "msg"} or null}
 A run with failed targets, failed hosts or missing rounds is stored all the
@@ -24,9 +25,11 @@ import random
 from pathlib import Path
 
 from ..errors import InputError
+from ..results.targets import head_of
 from . import disturbed
 
 SCHEMA = "vmparity-rounds/1"
+AB_FILE = "ab.json"  # the bench role's record of an A/B run's BASE: {base-ref, base-commit}
 
 # Header keys benchrun measures per invocation: they may differ between
 # rounds without meaning the environment changed; their totals are kept.
@@ -39,6 +42,20 @@ PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
 COUNT_KEY = "count"
 # Units some rounds reported and others did not, left out of the merged file.
 UNITS_DROPPED_KEY = "units-not-in-every-round"
+
+
+def relabel(text, target):
+    """benchrun's output with its header's `target:` set to `target`. An A/B run's
+    BASE side runs BASE's own benchrun, which may predate the `~base` names (and
+    refuse them), under its target's plain name; the lab names it on arrival."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("Benchmark"):
+            break
+        if line.startswith("target:"):
+            lines[i] = f"target: {target}"
+            break
+    return "\n".join(lines)
 
 
 def seed_for(run_id):
@@ -61,9 +78,20 @@ def schedule(targets, rounds, seed, limits=None):
         raise InputError("schedule", f"every target needs at least one round, got {limits}")
     out = []
     for k in range(1, rounds + 1):
-        order = [t for t in targets if k <= int(limits.get(t, rounds))]
+        # An A/B run's BASE side (`<target>~base`) runs right before or after its
+        # target, so both meet the same moment of the host: the pairs are shuffled
+        # as one, then each pair's two sides with a generator of their own. Without
+        # BASE sides every pair is one target, and the order is what it always was.
+        pairs = {}
+        for t in targets:
+            if k <= int(limits.get(t, rounds)):
+                pairs.setdefault(head_of(t), []).append(t)
+        order = list(pairs.values())
         random.Random(f"{seed}:{k}").shuffle(order)
-        out.append(order)
+        for pair in order:
+            if len(pair) > 1:
+                random.Random(f"{seed}:{k}:{head_of(pair[0])}").shuffle(pair)
+        out.append([t for pair in order for t in pair])
     return out
 
 
@@ -247,6 +275,9 @@ def merge(staging_run):
     }
     if remeasured:
         record["remeasured"] = remeasured
+    ab = staging_run / AB_FILE
+    if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
+        record["ab"] = _json(ab)
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
 

@@ -13,6 +13,10 @@ planted direction (worse for a slowdown). The figures beside recall:
 - false alarms: the unplanted rows of the target beyond noise in the trials
   (real differences of the target count here too: compare with the run's own
   figure), and the A/A control's significant rows.
+
+An A/B run (make lab-ab) is planted the same way into HEAD's side of a target,
+and decided as its report decides, against that target's BASE side
+(vmparity.lab.ab_compare).
 """
 
 import random
@@ -21,11 +25,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..lab import ab_compare
 from ..results import inputs
 from .. import table
 from ..results.spec import speed_units
 from ..errors import InputError
-from ..results.targets import is_aa_control, is_lab_metal
+from ..results.targets import base_side, is_aa_control, is_lab_metal
 from . import plant
 
 DEFAULT_EFFECTS = (-20.0, -10.0, -5.0, -3.0, 3.0, 5.0, 10.0, 20.0)
@@ -73,7 +78,8 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
     loaded = inputs.load(run, results_dir)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
-    files = {rf.target: rf for rf in loaded.files}
+    if ab_compare.is_ab(loaded):
+        return _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha)
     base = table.build([loaded], by="target", alpha=alpha)
     if not base.noise:
         raise InputError(run, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
@@ -96,26 +102,34 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
     for t in targets:
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+    _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
+           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha))
+    return res
+
+
+def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide):
+    """Each trial: `rows` benchmarks of a target (drawn from those its reference target
+    `reference(t)` has too) scaled by the effect in a copy of the run; decide(copy, t)
+    gives the table the report would, and _count counts what it found."""
+    files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
-        copy.mkdir()
-        for rf in loaded.files:
-            shutil.copyfile(rf.path, copy / Path(rf.path).name)
+        shutil.copytree(loaded.path, copy)
         for t in targets:
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")
             higher = [u for u, h in rf.declared_units.items() if h]
             candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
-                                 if name in files[model.metal].benchmarks})
+                                 if name in files[reference(t)].benchmarks})
             for effect in effects:
                 er = EffectResult(t, effect)
                 for k in range(trials):
                     rng = random.Random(f"{seed}:{t}:{effect}:{k}")
                     names = set(rng.sample(candidates, min(rows, len(candidates))))
                     (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
-                    _count(table.build([inputs.load(copy)], by="target", alpha=alpha), t, names, effect, mde, er)
+                    _count(decide(copy, t), t, names, effect, mde, er)
                 res.effects.append(er)
-    return res
+            (copy / Path(rf.path).name).write_text(text, encoding="utf-8")  # the next target's trials see it unplanted
 
 
 def _count(t, target, names, effect, mde, er):
@@ -138,3 +152,34 @@ def _count(t, target, names, effect, mde, er):
         else:
             er.unplanted += 1
             er.unplanted_beyond += beyond
+
+
+def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
+    """run_trials for an A/B run: each trial plants into a copy of HEAD's file of one target
+    and decides it against that target's BASE side, as the report and pr-comment --ab do."""
+    ab = ab_compare.analyse(loaded, alpha)
+    if not ab.aa:
+        raise InputError(loaded.path, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
+    pairs = {p.target: p for p in ab.pairs}
+    kinds = {p.target: p.kind for p in ab.pairs}
+    eligible = default_targets(["", *pairs], kinds)
+    targets = list(targets or eligible)
+    for t in targets:
+        if t not in pairs:
+            raise InputError("--target", f"{t!r} is not a target with a BASE side in {loaded.path}; expected one of "
+                                         f"{', '.join(eligible) or '(none)'}")
+    if not targets:
+        raise InputError(loaded.path, "no target to plant into (only metal, its A/A pass and TCG guests)")
+    aa = ab.aa[0]
+    res = PowerResult(str(loaded.path), seed, rows, trials, "each target's BASE side", aa.rows, aa.significant)
+    mde = {}
+    for t in targets:
+        p = pairs[t]
+        model = p.table.noise[0]
+        ds = [(r, r.deltas[t]) for r in p.table.rows if t in r.deltas]
+        for r, d in ds:
+            mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2)
+        res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+    _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
+           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}).pairs[0].table)
+    return res

@@ -6,6 +6,7 @@ import sys
 from .. import table
 from ..decide import explain
 from ..errors import InputError
+from ..lab import ab_compare
 from ..results import inputs
 from . import hosts, sections
 
@@ -24,6 +25,9 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
+    ab = ab_compare.analyse(loaded, alpha) if baseline is None else None
+    if ab_compare.is_ab(loaded):  # an A/B run: the targets against metal are HEAD's; BASE is in ab
+        loaded, _ = ab_compare.split(loaded)
     t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
     rules = explain.load_rules()
     rack = None
@@ -37,5 +41,5 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
                            [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
-                           hosts=views, rack=rack)
+                           hosts=views, rack=rack, ab=ab)
     return ctx, images

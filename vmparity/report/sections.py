@@ -8,7 +8,7 @@ without any of the seeds' benchmarks.
 from dataclasses import dataclass, field, replace
 
 from ..decide import figures
-from ..render import explanation, fold
+from ..render import ab_md, explanation, fold
 from ..repro import report_section as repro_section
 from . import history_section, hosts, run_quality
 from ..render import markdown as md_table
@@ -24,6 +24,7 @@ class Context:
     plots: list  # [(file name, title)] of the plots written
     hosts: list = field(default_factory=list)  # hosts.HostView per metal host (one on a single host)
     rack: object = None  # hosts.HostView of the metals side by side, on a rack
+    ab: object = None  # lab.ab_compare.AB of an A/B run (make lab-ab): HEAD against BASE per target
 
 
 def _host_contexts(ctx):
@@ -65,6 +66,15 @@ def _target_table(ctx):
         lines.append(f"| {md_code(f.target, in_table=True)} | {md_text(f.kind)} | {f.worse} | {f.better} | {f.within} "
                      f"| {rules} | {f.unexplained} |")
     return "\n".join(lines) + "\n"
+
+
+def ab(ctx):
+    """An A/B run: HEAD against BASE per target, first, since it is what the run was for."""
+    if ctx.ab is None:
+        return None
+    rows, _, _ = ab_md.changed(ctx.ab, 10 ** 9)
+    return "\n".join(["## A/B: " + ab_md.title(ctx.ab), "", ab_md.noise(ctx.ab) + ab_md.method(ctx.ab),
+                      ab_md.per_target(ctx.ab), rows, ab_md.explanations(ctx.ab)])
 
 
 def explanations(ctx):
@@ -150,5 +160,5 @@ class _Buf:
         return "".join(self.parts)
 
 
-SECTIONS = [summary, hosts_compared, explanations, history_section.history_section, plots, reproductions, comparison,
+SECTIONS = [summary, ab, hosts_compared, explanations, history_section.history_section, plots, reproductions, comparison,
             fingerprints]

@@ -89,7 +89,7 @@ def on_host_of(target, metal_target):
     """A target runs on the host of the lab metal `metal_target`: it carries
     that metal's rack suffix (every target does on a single host, suffix "")."""
     suffix = host_suffix(metal_target)
-    return suffix is not None and target.endswith(suffix)
+    return suffix is not None and head_of(target).endswith(suffix)  # an A/B run's BASE side runs there too
 
 
 def aa_control_of(metal_target):
@@ -105,3 +105,24 @@ def metal_of(target, metals):
     cross-run controls and the history's host all ask it."""
     fits = [m for m in metals if on_host_of(target, m)]
     return max(fits, key=lambda m: len(host_suffix(m))) if fits else None
+
+
+# A/B in one run (`make lab-ab BASE=<ref>`): every target runs the suite built
+# at BASE beside the working tree's, and the BASE side is stored as a target of
+# its own, `<target>~base`. `~` is no part of any other name (rack suffixes are
+# `-<host>`), so the side never reads as a host and a plain lab run is unchanged.
+BASE_SIDE = "~base"
+
+
+def base_side(target):
+    """The BASE side's name of a target in an A/B run: guest-nosmt -> guest-nosmt~base."""
+    return f"{target}{BASE_SIDE}"
+
+
+def is_base_side(target):
+    return target.endswith(BASE_SIDE) and len(target) > len(BASE_SIDE)
+
+
+def head_of(target):
+    """The target a BASE side belongs to (guest-nosmt~base -> guest-nosmt); the name itself otherwise."""
+    return target[:-len(BASE_SIDE)] if is_base_side(target) else target

@@ -2,7 +2,7 @@
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
 from vmparity.lab import rounds
-from vmparity.results.targets import aa_control_of
+from vmparity.results.targets import aa_control_of, base_side, head_of
 
 
 def vmparity_schedule(targets, count, seed, rounds_by_kind=None):
@@ -22,5 +22,8 @@ class FilterModule:
             "vmparity_seed": rounds.seed_for,
             "vmparity_rounds": rounds.rounds_for,
             "vmparity_aa_control": aa_control_of,
+            "vmparity_base_side": base_side,
+            "vmparity_head_of": head_of,
+            "vmparity_relabel": rounds.relabel,
             "vmparity_host_failed": rounds.host_failed,
         }

@@ -1,0 +1,30 @@
+# A/B in one run: the suite built at BASE=<git ref> and at the working tree,
+# both deployed to every target and run in the same interleaved rounds (each
+# target's two sides next to each other, in a seeded order), with the A/A
+# pair as in every run. The precise way to judge a code change; comparing
+# against stored runs is `vmparity pr-comment BASE HEAD` (docs/noise.md).
+
+BASE   ?=
+# BASE's detached worktree (AB_DIR/src) and its own build (AB_DIR/src/build/bench).
+AB_DIR ?= $(BUILD)/ab
+
+.PHONY: lab-ab
+
+# BASE is built by its own Makefile, without this make's command-line
+# variables (a BUILD= or BENCH_OUT= here must not send BASE's build into the
+# working tree's). The run is lab-up's, with the BASE side added to the bench
+# role (bench_ab_*), so provisioning, rounds, re-measures and the report are one path.
+lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the working tree, run both in the same rounds everywhere, report HEAD against BASE per target
+	@set -euo pipefail; \
+	[ -n "$(BASE)" ] || { echo "lab-ab: expected BASE=<git ref>, e.g. make lab-ab BASE=main" >&2; exit 2; }; \
+	ab_vars=$$($(VMPARITY) lab ab --base '$(subst ','\'',$(BASE))' --dir $(AB_DIR) --repo $(ROOT)); \
+	eval "$$ab_vars"; \
+	echo "==> lab-ab: BASE $$ab_ref is $$ab_commit, checked out in $$ab_src"; \
+	$(MAKE) --no-print-directory deps; \
+	t=$$(date +%s); env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory -C "$$ab_src" bench; \
+	echo "lab-ab: BASE built in $$(( $$(date +%s) - t ))s"; \
+	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-ab-$(PROFILE); \
+	$(MAKE) --no-print-directory lab-up LAB_RUN_ID=$$run_id \
+	  LAB_ARGS="$(LAB_ARGS) -e bench_ab_base_dir=$$ab_bench -e bench_ab_base_ref=$$ab_ref -e bench_ab_base_commit=$$ab_commit"; \
+	echo "lab-ab: HEAD against BASE $$ab_ref per target: $(RESULTS_DIR)/runs/$$run_id/report.md; for a pull request:"; \
+	echo "  $(VMPARITY) --results-dir $(RESULTS_DIR) pr-comment --ab $$run_id"

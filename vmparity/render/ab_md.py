@@ -1,0 +1,81 @@
+"""Markdown for an A/B run (vmparity.lab.ab_compare.AB, taken duck-typed): HEAD
+against BASE per target, for the report's section and `pr-comment --ab`."""
+
+import io
+
+from ..decide import figures
+from . import explanation, fmt, fold, markdown
+from .escape import md_code, md_text
+
+
+def title(ab):
+    return (f"HEAD against BASE {md_code(ab.base_ref)} ({md_code(ab.base_commit[:12])}) in one run, "
+            f"{md_code(ab.run_id)}")
+
+
+def noise(ab):
+    """The A/A line: how often two passes of the same environment differ in this run."""
+    if not ab.aa:
+        return ("**Noise:** this run has no A/A control (`metal-aa`): HEAD's differences from BASE are tested, "
+                "not held against the run's noise.\n")
+    return "".join(f"**Noise:** the A/A control ({md_code(m.aa)} against {md_code(m.metal)}, both HEAD, in every "
+                   f"round) differs significantly in {m.significant} of {m.rows} rows ({100 * m.share:.1f} %).\n"
+                   for m in ab.aa)
+
+
+def method(ab):
+    """Which comparison was made, in one paragraph."""
+    if not ab.pairs:
+        return ""
+    return (f"\nEach target's HEAD is compared with its BASE side (`<target>~base`), which ran BASE's build right "
+            f"before or after it in every round (the order is in `rounds.json`): Mann–Whitney U, "
+            f"α = {ab.pairs[0].table.alpha:g}, and a change counts only when it is significant and beyond the row's "
+            "band from the run's A/A control (docs/noise.md, \"A/B in one run\"). A change that no environment "
+            "difference between the two sides explains is the code's.\n")
+
+
+def per_target(ab):
+    """One row per target: worse, better, within noise, explanations, the code's rows, the smallest change seen."""
+    lines = ["", "| target | kind | worse | better | within noise | explained by | by the code (unexplained) "
+                 "| smallest change seen |", "|---|---|--:|--:|--:|---|--:|--:|"]
+    for p in ab.pairs:
+        f = figures.per_target(p.table, {p.target: p.result})[0]
+        rules = ", ".join(dict.fromkeys(md_code(e.rule["id"], in_table=True) for e in p.result.explanations)) or "—"
+        lines.append(f"| {md_code(p.target, in_table=True)} | {md_text(p.kind)} | {f.worse} | {f.better} | {f.within} "
+                     f"| {rules} | {f.unexplained} | {fmt.mde(p.mde)} |")
+    out = "\n".join(lines) + "\n"
+    if ab.head_only:
+        out += f"\nNo BASE side (not compared): {', '.join(md_code(t) for t in ab.head_only)}.\n"
+    if ab.base_only:
+        out += f"\nBASE side without HEAD (not compared): {', '.join(md_code(t) for t in ab.base_only)}.\n"
+    return out
+
+
+def changed(ab, budget):
+    """(Markdown, rows shown, rows beyond noise): the rows beyond noise of every target, largest first."""
+    rows = [(p, r, d) for p in ab.pairs for r in p.table.rows for col, d in r.deltas.items()
+            if col == p.target and d.comparison.significant and not d.within_noise]
+    rows.sort(key=lambda x: -abs(x[2].pct) if x[2].pct is not None else float("-inf"))
+    if not rows:
+        return "\nNo row of any target changed beyond noise.\n", 0, 0
+    head = ("\n### Changed beyond noise (largest first)\n\n| target | benchmark | unit | BASE | HEAD | change | p | verdict |\n"
+            "|---|---|---|--:|--:|--:|--:|---|\n")
+    lines = (f"| {md_code(p.target, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} "
+             f"| {fmt.summary(r.cells.get(p.table.columns[0]))} | {fmt.summary(r.cells.get(p.target))} | {fmt.delta(d)} "
+             f"| {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n" for p, r, d in rows)
+    text, shown = markdown.fit(head, lines, budget)
+    return text, shown, len(rows)
+
+
+def explanations(ab, details=True):
+    """Per target, what the explain rules say (environment differences between the sides) and the code's rows."""
+    out = io.StringIO()
+    for p in ab.pairs:
+        res = p.result
+        if not res.explanations and not res.unexplained and not res.within_noise:
+            continue
+        out.write(fold.open_(f" against its BASE side: {len(res.explanations)} explanation(s), "
+                             f"{len(res.unexplained)} row(s) changed by the code", bold=p.target))
+        explanation.markdown(res, out, details=details)
+        out.write(fold.close())
+    return out.getvalue()
