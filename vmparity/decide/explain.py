@@ -18,6 +18,7 @@ import yaml
 
 from ..errors import InputError
 from ..query.names import family, param_number, split_name
+from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
@@ -113,6 +114,7 @@ def _validate(rules, where):
             r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
         except jinja2.TemplateSyntaxError as e:
             raise InputError(where, f"{name}: template error: {e.message}", e.lineno) from None
+        intervention.check(r, name, where, env)
         r["_where"] = where
     return rules
 
