@@ -49,6 +49,7 @@ class Explanation:
     fix: str
     evidence: list  # (key, value on A, value on B)
     rows: list = field(default_factory=list)
+    headers: tuple = None  # (A, B): the two headers the rule read (an intervention renders from them too)
 
 
 @dataclass
@@ -324,7 +325,7 @@ def explanation(rule, group, a, b, A, B, rows):
                                 f"{type(e).__name__}: {e}; expected values the rule can compute with") from None
     keys = rule.get("evidence", [])
     evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
-    return Explanation(rule, group, a, b, cause, fix, evidence, rows)
+    return Explanation(rule, group, a, b, cause, fix, evidence, rows, (A, B))
 
 
 def missing_keys(configs, rules, required):
