@@ -89,7 +89,7 @@ def judge(effects):
     closed = sum(1 for e in shown if not e.after_beyond)
     n = len(shown)
     base = dict(share=share, rows=n, moved=moved, closed=closed, effects=effects)
-    if 2 * moved >= n and (2 * closed >= n or share >= VERIFIED_SHARE):
+    if 2 * moved >= n and (2 * closed >= n or share >= VERIFIED_SHARE - 1e-9):
         return Verdict("verified", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise, "
                                           f"{closed} now within noise of it; median share of the gap closed "
                                           f"{share:.0%}", **base)
