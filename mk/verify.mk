@@ -13,6 +13,8 @@ LAB_VERIFY_TARGETS ?=
 LAB_VERIFY_ROUNDS  ?= 5
 LAB_VERIFY_PROFILE ?= $(PROFILE)
 LAB_VERIFY_DIR     ?= $(BUILD)/lab-verify
+# The build steps first (the lab test, which made them already, sets it empty).
+LAB_VERIFY_BUILD   ?= $(LAB_BUILD)
 
 .PHONY: lab-verify
 
@@ -21,7 +23,7 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	run="$(LAB_VERIFY_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
 	[ -n "$$run" ] || { echo "lab-verify: no lab run in $(RESULTS_DIR)/runs; run make lab-up first" >&2; exit 2; }; \
 	verify_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-verify-$(LAB_VERIFY_PROFILE); \
-	echo "==> lab-verify: $(LAB_BUILD)"; $(MAKE) --no-print-directory $(LAB_BUILD); \
+	$(if $(strip $(LAB_VERIFY_BUILD)),echo "==> lab-verify: $(LAB_VERIFY_BUILD)"; $(MAKE) --no-print-directory $(LAB_VERIFY_BUILD);) \
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
 	rm -rf $(LAB_VERIFY_DIR); \
 	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" \

@@ -102,10 +102,10 @@ def test_guest_intervention_is_a_derived_variant_with_only_the_fix(tmp_path):
     plan = _plan(tmp_path, _explained(explain.load_rules(), guest, rows))
     item = _item(plan, _entry(plan, "guest-hpet-clock", "vdso-fallback")["intervention"])
     assert item["target"] == "guest-hpet-clock+clocksource-tsc" and item["variant"] == "hpet-clock+clocksource-tsc"
-    assert item["variant-fields"]["kernel_cmdline_extra"] == "clocksource=tsc"
+    assert item["variant-fields"]["kernel_cmdline_extra"] == "clocksource=tsc tsc=reliable"
     assert item["variant-fields"]["hpet"] is False
     assert {c["field"]: (c["from"], c["to"]) for c in item["changes"]}["kernel_cmdline_extra"] == \
-        ("clocksource=hpet", "clocksource=tsc")
+        ("clocksource=hpet", "clocksource=tsc tsc=reliable")
     assert plan["original-variants"]["guests"]["hpet-clock"]["kernel_cmdline_extra"] == "clocksource=hpet"
     # the derived variant file is the lab's own format, and its checker accepts it
     args = verify.files(plan, [item], tmp_path / "files")
@@ -113,7 +113,7 @@ def test_guest_intervention_is_a_derived_variant_with_only_the_fix(tmp_path):
     from vmparity.lab import variants
     derived = variants.load_guests(tmp_path / "files" / "guests.yml")
     assert set(derived) == {"hpet-clock", "hpet-clock+clocksource-tsc"}
-    assert derived["hpet-clock+clocksource-tsc"]["kernel_cmdline_extra"] == "clocksource=tsc"
+    assert derived["hpet-clock+clocksource-tsc"]["kernel_cmdline_extra"] == "clocksource=tsc tsc=reliable"
     bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
     assert bench["bench_targets_only"] == ["metal", "guest-hpet-clock", "guest-hpet-clock+clocksource-tsc"]
     assert bench["bench_only_by_target"]["guest-hpet-clock+clocksource-tsc"] == "^(clock)$"
