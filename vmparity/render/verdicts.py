@@ -1,11 +1,18 @@
 """The lab's verdicts on explanations (`vmparity lab verify`, verdicts.json) as Markdown:
 one line beside each explanation, and the run's table of them. Values go through render.escape."""
 
+import json
+
 from .escape import md_code, md_text
 
 
 def _pct(x):
     return "—" if x is None else f"{x:+.1f}%"
+
+
+def _value(x):
+    """A changed value as the variant files spell it (JSON for anything but text)."""
+    return x if isinstance(x, str) else json.dumps(x)
 
 
 def line(v, run):
@@ -24,7 +31,7 @@ def line(v, run):
     changes = v.get("changes") or []
     if changes:
         out[-1] += "  \n  Changed: " + "; ".join(
-            f"{md_code(c['field'])} {md_code(str(c['from']))} → {md_code(str(c['to']))}" for c in changes)
+            f"{md_code(c['field'])} {md_code(_value(c['from']))} → {md_code(_value(c['to']))}" for c in changes)
     numbers = v.get("numbers") or []
     if numbers:
         shown = numbers[:6]
