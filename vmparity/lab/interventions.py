@@ -98,51 +98,67 @@ def _env_before(header, var):
     return "(unset)"
 
 
-def derive(run_dir, metal, explanations, guests_file=None, containers_file=None):
-    """The plan (a dict, docs/formats.md `verify-plan.json`) for these explanations."""
-    guests_file = guests_file or checkout.GUEST_VARIANTS
-    containers_file = containers_file or checkout.CONTAINER_VARIANTS
-    guests, containers = variants.load_guests(guests_file), variants.load_containers(containers_file)
-    guests_own, containers_own = _own(guests_file), _own(containers_file)
-    derived, entries = {}, []
-    originals = {"guests": {}, "containers": {}}
-    for e in explanations:
-        A, B = e.headers
-        iv = intervention.render(e.rule, A, B, e.a, e.b, e.rows)
-        entry = {"target": e.b, "rule": e.rule["id"], "title": e.rule["title"], "fix": e.fix,
-                 "rows": sorted({(f.name, f.unit) for f in e.rows}), "kind": B.get("target-kind", "")}
-        entry["rows"] = [list(r) for r in entry["rows"]]
-        reason = iv.get("not-testable") or _why_not(iv, e.b, B, guests, containers)
-        name = f"{e.b}+{iv['name']}" if not reason else None
+class Builder:
+    """The plan under construction: entries (an explanation, or a bisection step, with its rows) and
+    the intervention targets they name, one per (target, change)."""
+
+    def __init__(self, run_dir, metal, guests_file=None, containers_file=None):
+        self.guests_file = guests_file or checkout.GUEST_VARIANTS
+        self.containers_file = containers_file or checkout.CONTAINER_VARIANTS
+        self.guests, self.containers = variants.load_guests(self.guests_file), variants.load_containers(self.containers_file)
+        self.own = {"guest": _own(self.guests_file), "container": _own(self.containers_file)}
+        self.run_dir, self.metal = Path(run_dir), metal
+        self.derived, self.entries = {}, []
+        self.originals = {"guests": {}, "containers": {}}
+
+    def add(self, target, rule_id, title, fix, header, rows, iv, **extra):
+        """One entry: `iv` (decide.intervention.render's dict) applied to `target` (whose header is `header`)
+        tested on `rows` (Findings); an intervention target shared by entries is made once."""
+        entry = {"target": target, "rule": rule_id, "title": title, "fix": fix,
+                 "rows": [list(r) for r in sorted({(f.name, f.unit) for f in rows})],
+                 "kind": header.get("target-kind", ""), **extra}
+        reason = iv.get("not-testable") or _why_not(iv, target, header, self.guests, self.containers)
+        name = f"{target}+{iv['name']}" if not reason else None
         if not reason:
-            item = derived.get(name) or {"target": name, "of": e.b, "kind": iv["kind"], "intervention": iv["name"],
-                                         "target-kind": B.get("target-kind", ""), "rules": []}
+            item = self.derived.get(name) or {"target": name, "of": target, "kind": iv["kind"], "intervention": iv["name"],
+                                              "target-kind": header.get("target-kind", ""), "rules": []}
             if iv["kind"] == "env":
-                item["env"], changes = iv["env"], _env_change(B, iv)
+                item["env"], changes = iv["env"], _env_change(header, iv)
             else:
-                kind, pool, own = (("guest", guests, guests_own) if iv["kind"] == "guest"
-                                   else ("container", containers, containers_own))
-                variant = (guest_variant if kind == "guest" else container_variant)(e.b)
-                fields, changes = _variant_change(kind, own.get(variant) or {}, pool[variant], iv)
+                pool = self.guests if iv["kind"] == "guest" else self.containers
+                variant = (guest_variant if iv["kind"] == "guest" else container_variant)(target)
+                own = self.own[iv["kind"]].get(variant) or {}
+                fields, changes = _variant_change(iv["kind"], own, pool[variant], iv)
                 item["variant"] = f"{variant}+{iv['name']}"
                 item["variant-fields"] = fields
-                originals["guests" if kind == "guest" else "containers"][variant] = own.get(variant) or {}
+                self.originals[iv["kind"] + "s"][variant] = own
             if not changes:
-                reason = f"{e.b} already has what the fix asks for ({_describe(iv)})"
+                reason = f"{target} already has what the fix asks for ({_describe(iv)})"
             else:
                 item["changes"] = changes
-                item["rules"].append(e.rule["id"])
-                derived[name] = item
+                item["rules"].append(rule_id)
+                self.derived[name] = item
         entry["intervention"] = name if not reason else None
         if reason:
             entry["not-testable"] = reason
-        entries.append(entry)
-    plan = {"format": FORMAT, "run": run_dir.name, "reference": metal,
-            "explanations": entries, "interventions": list(derived.values()),
-            "original-variants": originals,
-            "variant-defaults": {"guests": _defaults(guests_file), "containers": _defaults(containers_file)}}
-    plan["jobs"] = _jobs(entries)
-    return plan
+        self.entries.append(entry)
+        return entry
+
+    def plan(self):
+        return {"format": FORMAT, "run": self.run_dir.name, "reference": self.metal,
+                "explanations": self.entries, "interventions": list(self.derived.values()),
+                "original-variants": self.originals,
+                "variant-defaults": {"guests": _defaults(self.guests_file), "containers": _defaults(self.containers_file)},
+                "jobs": _jobs(self.entries)}
+
+
+def derive(run_dir, metal, explanations, guests_file=None, containers_file=None, builder=None):
+    """The plan (a dict, docs/formats.md `verify-plan.json`) for these explanations."""
+    b = builder or Builder(run_dir, metal, guests_file, containers_file)
+    for e in explanations:
+        A, B = e.headers
+        b.add(e.b, e.rule["id"], e.rule["title"], e.fix, B, e.rows, intervention.render(e.rule, A, B, e.a, e.b, e.rows))
+    return b.plan()
 
 
 def _why_not(iv, target, header, guests, containers):
