@@ -11,6 +11,8 @@
 LAB_VERIFY_RUN     ?=
 LAB_VERIFY_TARGETS ?=
 LAB_VERIFY_ROUNDS  ?= 5
+# Bisection of the rows no rule explains: at most this many one-field steps (0 = none).
+LAB_VERIFY_BISECT  ?= 0
 LAB_VERIFY_PROFILE ?= $(PROFILE)
 LAB_VERIFY_DIR     ?= $(BUILD)/lab-verify
 # The build steps first (the lab test, which made them already, sets it empty).
@@ -27,7 +29,7 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
 	rm -rf $(LAB_VERIFY_DIR); \
 	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" \
-	  --rounds $(LAB_VERIFY_ROUNDS) --write $(LAB_VERIFY_DIR)); \
+	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
 	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS); \
 	echo "==> lab-verify: verdicts"; \

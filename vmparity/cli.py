@@ -172,6 +172,9 @@ def _parser():
                    help="rounds of the verify run for every target, TCG guests included (default 5; the U test "
                         "between two targets needs 4 each)")
     m.add_argument("--rederive", action="store_true", help="derive the plan again even when the run has one")
+    m.add_argument("--bisect", type=at_least(0), default=0, metavar="STEPS",
+                   help="also vary one environment field at a time toward metal for the rows no rule explains, "
+                        "at most STEPS intervention targets (default 0: no bisection)")
     m.add_argument("--write", metavar="DIR",
                    help="write the derived variant files and extra-vars into DIR and print site.yml's arguments")
     m.add_argument("--measured", metavar="VERIFY_RUN",

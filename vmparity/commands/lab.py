@@ -55,10 +55,14 @@ def verify_cmd(a, out, err):
             out.write(terminal(f"{v['target']} {v['rule']}: {v['verdict']}"
                                + (f" by {v['intervention']}" if v.get("intervention") else "")
                                + f"{share}{carried} ({v.get('reason', '')})") + "\n")
+        for b in result["bisection"]:
+            out.write(terminal(f"{b['target']}: bisection attributes its unexplained rows to "
+                               f"{b['attributed-to'] or 'no single field'} ("
+                               + ", ".join(f"{f} {s['verdict']}" for f, s in b["steps"].items()) + ")") + "\n")
         out.write(terminal(f"verdicts stored in {verify_dir / verify.VERDICTS_FILE}; "
                            f"{run_dir / verify.LINKS_FILE} links to it") + "\n")
         return 0
-    run_dir, plan = interventions.plan_for(a.run, a.results_dir, rederive=a.rederive)
+    run_dir, plan = interventions.plan_for(a.run, a.results_dir, rederive=a.rederive, bisect_budget=a.bisect)
     wanted = [t for t in a.targets.replace(",", " ").split() if t]
     chosen = interventions.chosen(plan, wanted)
     for e in plan["explanations"]:

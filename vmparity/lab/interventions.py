@@ -25,7 +25,7 @@ from ..query.names import job_of
 from ..results import inputs
 from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, is_aa_control,
                                is_lab_metal, matches)
-from . import checkout, schema_file, variants
+from . import bisect, checkout, schema_file, variants
 
 PLAN_FILE = "verify-plan.json"
 FORMAT = "vmparity-verify-plan/1"
@@ -244,13 +244,25 @@ def run_dir(run, results_dir=None):
     return Path(path)
 
 
-def plan_for(run, results_dir=None, rederive=False):
-    """(run directory, plan): the plan stored in the run, else derived from its explanations and stored there,
-    so that verifying the run again measures the same interventions."""
+def plan_for(run, results_dir=None, rederive=False, bisect_budget=0, rules=None):
+    """(run directory, plan): the plan stored in the run, else derived from its explanations (and, with a
+    bisection budget, bisection steps for the rows no rule explains) and stored there, so that verifying
+    the run again measures the same interventions."""
     directory = run_dir(run, results_dir)
     plan = None if rederive else read_plan(directory)
+    if plan is not None and bisect_budget and plan.get("bisect", {}).get("budget", 0) < bisect_budget:
+        plan = None  # a larger bisection than the stored plan's was asked for
     if plan is None:
-        directory, metal, found = run_explanations(directory, results_dir)
-        plan = derive(directory, metal, found)
+        rules = rules if rules is not None else explain.load_rules()
+        directory, metal, found = run_explanations(directory, results_dir, rules)
+        builder = Builder(directory, metal)
+        derive(directory, metal, found, builder=builder)
+        left_out = []
+        if bisect_budget:
+            loaded = inputs.load(directory, require_fingerprint=True)
+            left_out = bisect.add(builder, bisect.unexplained(loaded, metal, rules), bisect_budget)
+        plan = builder.plan()
+        plan["bisect"] = {"budget": bisect_budget,
+                          "left-out": [{"target": t, "field": f, "reason": r} for t, f, r in left_out]}
         write_plan(plan, directory)
     return directory, plan

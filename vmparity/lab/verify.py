@@ -121,7 +121,8 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
         by_original[of] = _row_index(table.build([loaded], by="target", alpha=alpha, baseline=of))
     out = []
     for e in plan["explanations"]:
-        entry = {"target": e["target"], "rule": e["rule"], "title": e["title"], "intervention": e["intervention"]}
+        entry = {"target": e["target"], "rule": e["rule"], "title": e["title"], "intervention": e["intervention"],
+                 **({"bisect": e["bisect"]} if e.get("bisect") else {})}
         if not e["intervention"]:
             out.append(dict(entry, verdict="not testable here", reason=e.get("not-testable", "")))
             continue
@@ -145,7 +146,22 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
             entry["carried-share"] = judged[carried].share
         out.append(entry)
     return {"format": VERDICTS_FORMAT, "run": Path(loaded.path).name, "verifies": plan["run"],
-            "reference": metal, "verdicts": out}
+            "reference": metal, "verdicts": out, "bisection": _attribution(out)}
+
+
+def _attribution(out):
+    """Per target with bisection steps: the field whose change closes its unexplained rows (the verified,
+    else partly, step with the largest share), or none, with every step's verdict."""
+    by_target = {}
+    for v in out:
+        if v.get("bisect") and v.get("verdict") in verification.VERDICTS:
+            by_target.setdefault(v["target"], {})[v["bisect"]] = v
+    result = []
+    for target, fields in sorted(by_target.items()):
+        judged = {f: verification.Verdict(v["verdict"], v.get("share")) for f, v in fields.items()}
+        result.append({"target": target, "attributed-to": verification.carrier(judged),
+                       "steps": {f: {"verdict": v["verdict"], "share": v.get("share")} for f, v in fields.items()}})
+    return result
 
 
 def store(verify_dir, original_dir, result, plan, seconds=None):

@@ -55,4 +55,10 @@ def table(result, run):
     head = (f"The lab applied each explanation's fix to a copy of its target and measured it again in the same "
             f"rounds as the original, metal and metal-aa (verify run {md_code(run)} of run "
             f"{md_code(result.get('verifies', '?'))}{secs}).")
-    return head + "\n\n" + "\n".join(rows) + "\n"
+    bisection = [f"- {md_code(b['target'])}: its unexplained rows are carried by "
+                 + (md_code(b["attributed-to"]) if b.get("attributed-to") else "no single field") + " ("
+                 + ", ".join(f"{md_code(f)} {md_text(st['verdict'])}" for f, st in b["steps"].items()) + ")"
+                 for b in result.get("bisection", [])]
+    tail = ("\n**Bisection** (one environment field at a time set as on metal, for the rows no rule explains):\n\n"
+            + "\n".join(bisection) + "\n") if bisection else ""
+    return head + "\n\n" + "\n".join(rows) + "\n" + tail
