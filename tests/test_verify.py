@@ -318,3 +318,28 @@ def test_bisection_attributes_unexplained_rows_to_the_field_whose_change_closes_
     (b,) = result["bisection"]
     assert b["target"] == "container-quota" and b["attributed-to"] == "gomaxprocs"
     assert b["steps"]["gomaxprocs"]["verdict"] == "verified" and b["steps"]["quota"]["verdict"] == "refuted"
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+def test_the_command_writes_the_plan_files_and_judges_a_measured_run(cli, tmp_path):
+    hpet = dict(resultgen.HPET_GUEST, target="guest-hpet-clock")
+    runs = tmp_path / "runs"
+    _lab_run(runs, RUN, {"guest-hpet-clock": hpet})
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--measured", "nothing-yet")
+    assert r.code == 2 and "verify-plan.json: run `vmparity lab verify" in r.err
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--targets", "container-*", "--write", tmp_path / "f")
+    assert r.code == 2 and "no intervention to measure among the targets container-*" in r.err
+    assert "guest-hpet-clock vdso-fallback (8 rows) -> guest-hpet-clock+clocksource-tsc (not chosen)" in r.err
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--write", tmp_path / "f")
+    assert r.code == 0 and r.out.split() == ["-e", f"@{tmp_path / 'f' / 'provision-vars.json'}",
+                                             "-e", f"@{tmp_path / 'f' / 'bench-vars.json'}", "--skip-tags", "containers"]
+    fixed = {"guest-hpet-clock": hpet,
+             "guest-hpet-clock+clocksource-tsc": dict(hpet, clocksource="tsc", **{"clock-verdict-monotonic": "vdso"})}
+    _lab_run(runs, "2026-11-25T11-00-00Z-verify-quick", fixed, seed=8)
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--measured", "2026-11-25T11-00-00Z-verify-quick",
+            "--seconds", "75")
+    assert r.code == 0, r.err
+    assert r.out.startswith("guest-hpet-clock vdso-fallback: verified by guest-hpet-clock+clocksource-tsc, 100% "
+                            "of the gap closed"), r.out
+    assert json.loads((runs / "2026-11-25T11-00-00Z-verify-quick" / "verdicts.json").read_text())["seconds"] == 75
