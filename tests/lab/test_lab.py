@@ -309,7 +309,8 @@ def test_a_guest_destroyed_mid_run_keeps_the_rest_and_is_filled_in(lab):
 def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     """`make lab-verify` on a run of this lab: the hpet guest's clock rows are explained by
     vdso-fallback; its fix (clocksource=tsc) is applied to a derived guest booted by the same
-    role, measured in the same rounds, and the verdict is stored with a plan that can run again."""
+    role, measured in the same rounds, and the verdict is stored with a plan that can run again
+    (112 s of lab-verify here, 4 min 52 s for the test with the lab's bring-up)."""
     base = "e2e-verify-base"
     # the base run: metal, its A/A pass and the hpet guest, the clock job only, four rounds for every
     # target, the TCG guest too (the U test needs 4 a side)
@@ -339,9 +340,16 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     assert header(verify_dir / "guest-hpet-clock+clocksource-tsc.txt")["clocksource"] == "tsc"
     result = json.loads((verify_dir / "verdicts.json").read_text())
     verdicts = {(v["target"], v["rule"]): v for v in result["verdicts"]}
-    assert verdicts[("guest-hpet-clock", "vdso-fallback")]["verdict"] == "verified", verdicts
+    # Under TCG the fix brings the vDSO back (the vdso rows ~10x closer to metal) but emulation, which
+    # the lab cannot change, carries the rest of the gap: measured here "partly" (16 % of the gap over
+    # the rule's 15 rows, 10 moved beyond noise); under KVM it is "verified". Either way the fix moved
+    # most rows toward metal beyond noise; a wrong cause would be "refuted".
+    vdso = verdicts[("guest-hpet-clock", "vdso-fallback")]
+    assert vdso["verdict"] in ("verified", "partly") and 2 * vdso["moved"] >= vdso["rows"], vdso
+    row = next(n for n in vdso["numbers"] if n["name"] == "BenchmarkClock/clock=monotonic/path=vdso")
+    assert (1 + row["after-pct"] / 100) * 4 < 1 + row["before-pct"] / 100, row
     assert verdicts[("guest-hpet-clock", "tcg-emulation")]["verdict"] == "not testable here"
-    assert "**Lab verdict:** verified by `guest-hpet-clock+clocksource-tsc`" in (base_dir / "report.md").read_text()
+    assert f"**Lab verdict:** {vdso['verdict']} by `guest-hpet-clock+clocksource-tsc`" in (base_dir / "report.md").read_text()
     # the stored plan runs again: the same interventions, from the run, not derived anew
     again = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "lab", "verify", base,
                             "--targets", "guest-hpet-clock", "--write", str(lab.root / "again")],
