@@ -163,6 +163,24 @@ def _parser():
     m.add_argument("--write", metavar="DIR",
                    help="write DIR/bench-vars.json and DIR/provision-vars.json, and print lab-up.yml's arguments")
 
+    m = lab.add_parser("verify", help="test a run's explanations: derive an intervention target per (target, fix), "
+                                      "then judge the verify run that measured them (`make lab-verify`)")
+    m.add_argument("run", metavar="RUN", help="the run whose explanations to test (its verify-plan.json is reused)")
+    m.add_argument("--targets", default="", help="space- or comma-separated globs over the original or the "
+                                                 "intervention targets to measure (default: every one)")
+    m.add_argument("--rounds", type=at_least(4), default=5,
+                   help="rounds of the verify run for every target, TCG guests included (default 5; the U test "
+                        "between two targets needs 4 each)")
+    m.add_argument("--rederive", action="store_true", help="derive the plan again even when the run has one")
+    m.add_argument("--bisect", type=at_least(0), default=0, metavar="STEPS",
+                   help="also vary one environment field at a time toward metal for the rows no rule explains, "
+                        "at most STEPS intervention targets (default 0: no bisection)")
+    m.add_argument("--write", metavar="DIR",
+                   help="write the derived variant files and extra-vars into DIR and print site.yml's arguments")
+    m.add_argument("--measured", metavar="VERIFY_RUN",
+                   help="the verify run that measured the plan: store a verdict per explanation and print them")
+    m.add_argument("--seconds", type=at_least(0), help="how long the verify run took (stored with the verdicts)")
+
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
                        usage="%(prog)s [options] BASE HEAD | --ab RUN")
     s.add_argument("base", metavar="BASE", nargs="?")

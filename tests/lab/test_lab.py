@@ -306,6 +306,61 @@ def test_a_guest_destroyed_mid_run_keeps_the_rest_and_is_filled_in(lab):
     assert not (lab.root / "staging" / run_id).exists(), "staging is cleaned once the run is stored"
 
 
+def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
+    """`make lab-verify` on a run of this lab: the hpet guest's clock rows are explained by
+    vdso-fallback; its fix (clocksource=tsc) is applied to a derived guest booted by the same
+    role, measured in the same rounds, and the verdict is stored with a plan that can run again
+    (112 s of lab-verify here, 4 min 52 s for the test with the lab's bring-up)."""
+    base = "e2e-verify-base"
+    # the base run: metal, its A/A pass and the hpet guest, the clock job only, four rounds for every
+    # target, the TCG guest too (the U test needs 4 a side)
+    run = lab.playbook("bench.yml", bench_profile="smoke", bench_count="4", bench_run_id=base,
+                       bench_targets_only=["metal", "guest-hpet-clock"], bench_only="^clock$",
+                       bench_rounds_by_kind={})
+    assert run.rc == 0, run.output[-5000:]
+    vars_file = lab.root / "verify-vars.json"
+    vars_file.write_text(json.dumps(lab.vars()))
+    started = time.monotonic()
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "lab-verify", f"LAB_VERIFY_RUN={base}", "LAB_VERIFY_TARGETS=guest-hpet-clock",
+         "LAB_VERIFY_PROFILE=smoke", "LAB_VERIFY_ROUNDS=4", "LAB_VERIFY_BUILD=", f"RESULTS_DIR={lab.results_dir}",
+         f"LAB_VERIFY_DIR={lab.root / 'verify-files'}", f"LAB_ARGS=-e @{vars_file}"],
+        cwd=REPO, capture_output=True, text=True, timeout=1200)
+    (lab.root / "lab-verify.log").write_text(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
+    assert "lab-verify: took " in proc.stdout
+    base_dir = lab.results_dir / "runs" / base
+    plan = json.loads((base_dir / "verify-plan.json").read_text())
+    item = next(i for i in plan["interventions"] if i["target"] == "guest-hpet-clock+clocksource-tsc")
+    assert {c["field"]: c["to"] for c in item["changes"]}["kernel_cmdline_extra"] == "clocksource=tsc tsc=reliable"
+    (verify_id,) = [r["run"] for r in json.loads((base_dir / "verifications.json").read_text())["verified-by"]]
+    verify_dir = lab.results_dir / "runs" / verify_id
+    assert {p.stem for p in verify_dir.glob("*.txt")} == {
+        "metal", "metal-aa", "guest-hpet-clock", "guest-hpet-clock+clocksource-tsc"}
+    assert header(verify_dir / "guest-hpet-clock+clocksource-tsc.txt")["clocksource"] == "tsc"
+    result = json.loads((verify_dir / "verdicts.json").read_text())
+    verdicts = {(v["target"], v["rule"]): v for v in result["verdicts"]}
+    # Under TCG the fix brings the vDSO back (the vdso rows ~10x closer to metal) but emulation, which
+    # the lab cannot change, carries the rest of the gap: measured here "partly" (16 % of the gap over
+    # the rule's 15 rows, 10 moved beyond noise); under KVM it is "verified". Either way the fix moved
+    # most rows toward metal beyond noise; a wrong cause would be "refuted".
+    vdso = verdicts[("guest-hpet-clock", "vdso-fallback")]
+    assert vdso["verdict"] in ("verified", "partly") and 2 * vdso["moved"] >= vdso["rows"], vdso
+    row = next(n for n in vdso["numbers"] if n["name"] == "BenchmarkClock/clock=monotonic/path=vdso")
+    assert (1 + row["after-pct"] / 100) * 4 < 1 + row["before-pct"] / 100, row
+    assert verdicts[("guest-hpet-clock", "tcg-emulation")]["verdict"] == "not testable here"
+    assert f"**Lab verdict:** {vdso['verdict']} by `guest-hpet-clock+clocksource-tsc`" in (base_dir / "report.md").read_text()
+    # the stored plan runs again: the same interventions, from the run, not derived anew
+    again = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "lab", "verify", base,
+                            "--targets", "guest-hpet-clock", "--rounds", "4", "--write", str(lab.root / "again")],
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((base_dir / "verify-plan.json").read_text()) == plan
+    assert json.loads((lab.root / "again" / "bench-vars.json").read_text()) == \
+        json.loads((lab.root / "verify-files" / "bench-vars.json").read_text())
+    print(f"lab-verify took {time.monotonic() - started:.0f} s")
+
+
 def test_lab_down_leaves_no_domain_overlay_or_container(lab):
     run = lab.playbook("lab-down.yml")
     assert run.rc == 0, run.output[-5000:]

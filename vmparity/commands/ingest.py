@@ -23,8 +23,9 @@ from ..results.file import parse_file
 from ..results.targets import BASE_SIDE, is_base_side
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-# A target may also be an A/B run's BASE side, `<target>~base` (results/targets.py).
-SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(" + re.escape(BASE_SIDE) + r")?\Z")
+# A target may also be an A/B run's BASE side, `<target>~base` (results/targets.py), and carry '+':
+# the intervention targets of `vmparity lab verify` (guest-hpet-clock+clocksource-tsc).
+SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) + r")?\Z")
 # A run id names a directory and, while it is assembled, a sibling
 # `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
 # `<target>.env.json`: all must fit the usual 255-byte file name limit.
@@ -45,8 +46,8 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     for f in files:
         rf = check(parse_file(f))
         if not SAFE_TARGET.match(rf.target) or len(rf.target) > RUN_ID_MAX:
-            raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_' "
-                                f"or '-' (and {BASE_SIDE!r} at the end for an A/B run's BASE side), "
+            raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_', "
+                                f"'+' or '-' (and {BASE_SIDE!r} at the end for an A/B run's BASE side), "
                                 f"at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
         if rf.config.get("run-id") != run_id:
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")

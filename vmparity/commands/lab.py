@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..lab import ab, checkout, disturbed, domain_xml, repro_plan, rounds, variants
+from ..lab import ab, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
+from ..render.escape import terminal
 
 
 def run(a, out, err):
@@ -32,7 +33,51 @@ def run(a, out, err):
     if a.lab_command == "repro-plan":
         return repro_plan.run(out, a.variants or checkout.GUEST_VARIANTS, a.containers or checkout.CONTAINER_VARIANTS,
                               targets=a.targets, scenarios=a.scenarios, write=a.write, profile=a.profile)
+    if a.lab_command == "verify":
+        return verify_cmd(a, out, err)
     raise AssertionError(a.lab_command)
+
+
+def verify_cmd(a, out, err):
+    """Without --measured: the plan (stored in the run, derived once) and, with --write, the files and
+    site.yml's arguments. With --measured: the verdicts of the verify run, stored with both runs."""
+    if a.measured:
+        run_dir = interventions.run_dir(a.run, a.results_dir)
+        plan = interventions.read_plan(run_dir)
+        if plan is None:
+            raise InputError(run_dir, f"no {interventions.PLAN_FILE}: run `vmparity lab verify {a.run}` first")
+        verify_dir = interventions.run_dir(a.measured, a.results_dir)
+        result = verify.verdicts(verify_dir, plan, a.results_dir)
+        verify.store(verify_dir, run_dir, result, plan, a.seconds)
+        for v in result["verdicts"]:
+            share = f", {v['share']:.0%} of the gap closed" if v.get("share") is not None else ""
+            carried = f"; carried by {v['carried-by']}" if v.get("carried-by") else ""
+            out.write(terminal(f"{v['target']} {v['rule']}: {v['verdict']}"
+                               + (f" by {v['intervention']}" if v.get("intervention") else "")
+                               + f"{share}{carried} ({v.get('reason', '')})") + "\n")
+        for b in result["bisection"]:
+            out.write(terminal(f"{b['target']}: bisection attributes its unexplained rows to "
+                               f"{b['attributed-to'] or 'no single field'} ("
+                               + ", ".join(f"{f} {s['verdict']}" for f, s in b["steps"].items()) + ")") + "\n")
+        out.write(terminal(f"verdicts stored in {verify_dir / verify.VERDICTS_FILE}; "
+                           f"{run_dir / verify.LINKS_FILE} links to it") + "\n")
+        return 0
+    run_dir, plan = interventions.plan_for(a.run, a.results_dir, rederive=a.rederive, bisect_budget=a.bisect)
+    wanted = [t for t in a.targets.replace(",", " ").split() if t]
+    chosen = interventions.chosen(plan, wanted)
+    for e in plan["explanations"]:
+        what = (f"-> {e['intervention']}" + ("" if any(i["target"] == e["intervention"] for i in chosen) else " (not chosen)")
+                if e["intervention"] else f"not testable here: {e.get('not-testable')}")
+        err.write(terminal(f"verify: {e['target']} {e['rule']} ({len(e['rows'])} rows) {what}") + "\n")
+    if not chosen:
+        raise InputError(run_dir / interventions.PLAN_FILE,
+                         "no intervention to measure" + (f" among the targets {', '.join(wanted)}" if wanted else ""))
+    if a.write:
+        out.write(" ".join(verify.files(plan, chosen, a.write, a.rounds)) + "\n")
+    else:
+        json.dump({"interventions": chosen}, out, indent=2)
+        out.write("\n")
+    return 0
 
 
 def _guests(out, path, accel, as_json):

@@ -18,6 +18,7 @@ import yaml
 
 from ..errors import InputError
 from ..query.names import family, param_number, split_name
+from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
@@ -48,6 +49,7 @@ class Explanation:
     fix: str
     evidence: list  # (key, value on A, value on B)
     rows: list = field(default_factory=list)
+    headers: tuple = None  # (A, B): the two headers the rule read (an intervention renders from them too)
 
 
 @dataclass
@@ -113,6 +115,7 @@ def _validate(rules, where):
             r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
         except jinja2.TemplateSyntaxError as e:
             raise InputError(where, f"{name}: template error: {e.message}", e.lineno) from None
+        intervention.check(r, name, where, env)
         r["_where"] = where
     return rules
 
@@ -322,7 +325,7 @@ def explanation(rule, group, a, b, A, B, rows):
                                 f"{type(e).__name__}: {e}; expected values the rule can compute with") from None
     keys = rule.get("evidence", [])
     evidence = [(k, A.get(k, "(absent)"), B.get(k, "(absent)")) for k in keys if k in A or k in B]
-    return Explanation(rule, group, a, b, cause, fix, evidence, rows)
+    return Explanation(rule, group, a, b, cause, fix, evidence, rows, (A, B))
 
 
 def missing_keys(configs, rules, required):

@@ -105,6 +105,15 @@ class NoiseModel:
             return max(FLOOR_PCT, own)
         return max(FLOOR_PCT, own, _pct(K_SE * self.scale(name, unit) * se))
 
+    def band_between(self, name, unit, spread1, n1, spread2, n2):
+        """The band (in %) a change between two targets of the run must clear (neither of them metal,
+        e.g. a target and the same target with a fix applied): the floor, or K_SE · λ(family) ·
+        the standard error of the difference of their medians."""
+        if not all(math.isfinite(x) for x in (spread1, spread2)) or not n1 or not n2:
+            return FLOOR_PCT
+        se = MEDIAN_SE * math.sqrt(spread1 ** 2 / n1 + spread2 ** 2 / n2)
+        return max(FLOOR_PCT, _pct(K_SE * self.scale(name, unit) * se))
+
     def beyond(self, name, unit, delta, target_spread=None):
         if delta is None or not delta.comparison.significant:
             return False

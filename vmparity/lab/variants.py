@@ -150,7 +150,8 @@ def load_containers(path=checkout.CONTAINER_VARIANTS):
 
 def containers_for_host(path=checkout.CONTAINER_VARIANTS, host_cpus=None):
     """Each container variant's `docker run` settings on a host with `host_cpus`
-    CPUs (default: this one's): network, cpus (null = no quota), memory_mib.
+    CPUs (default: this one's): network, cpus (null = no quota), memory_mib,
+    seccomp (default | unconfined), cpuset (null = every CPU).
     A quota must stay below the visible CPUs: that gap is seed 004's pitfall."""
     f, merged = _containers(path)
     host_cpus = host_cpus or os.cpu_count()
@@ -162,5 +163,6 @@ def containers_for_host(path=checkout.CONTAINER_VARIANTS, host_cpus=None):
         if cpus is not None and cpus >= host_cpus:
             raise f.error(name, "cpus", f.where_variant_sets(name, "cpus", "cpus_fraction_of_host"),
                          f"a quota below the {host_cpus} visible CPUs (or null for no limit), got {cpus}")
-        out[name] = {"network": v["network"], "cpus": cpus, "memory_mib": v["memory_mib"]}
+        out[name] = {"network": v["network"], "cpus": cpus, "memory_mib": v["memory_mib"],
+                     "seccomp": v.get("seccomp", "default"), "cpuset": v.get("cpuset")}
     return out

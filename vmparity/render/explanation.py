@@ -7,6 +7,7 @@ from collections import Counter
 from ..decide import noise
 from ..query.names import family
 from . import fmt, fold
+from . import verdicts as verdicts_md
 from .escape import md_code, md_text, terminal
 
 
@@ -72,13 +73,17 @@ def _md_row(f):
     return f"{md_code(f.name)} {md_text(f.unit)}: {md_text(_row(f).split(': ', 1)[1])}"
 
 
-def markdown(result, out, details=True):
+def markdown(result, out, details=True, verdicts=None, verdicts_run=None):
+    """verdicts: {(target, rule id): the lab's verdict (verdicts.json)} shown beside each explanation."""
     if not result.explanations and not result.unexplained:
         out.write("No significant differences beyond noise.\n")
     for e in result.explanations:
         out.write(f"- **{md_text(e.rule['title'])}** ({md_code(e.rule['id'])}, {md_text(_heading(e))}, "
                   f"{len(e.rows)} row(s))  \n")
         out.write(f"  {md_text(e.cause)}  \n  **Fix:** {md_text(e.fix)}\n")
+        v = (verdicts or {}).get((e.b, e.rule["id"]))
+        if v is not None:
+            out.write("  " + verdicts_md.line(v, verdicts_run))
         if details:
             out.write(fold.open_("evidence", indent="  "))
             out.write(f"  | key | {md_code(e.a, in_table=True)} | {md_code(e.b, in_table=True)} |\n  |---|---|---|\n")

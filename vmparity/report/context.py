@@ -7,6 +7,7 @@ from .. import table
 from ..decide import explain
 from ..errors import InputError
 from ..lab import ab_compare
+from ..lab import verify
 from ..results import inputs
 from . import hosts, sections
 
@@ -42,4 +43,5 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
                            [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
                            hosts=views, rack=rack, ab=ab)
+    ctx.verdicts, ctx.verdicts_run = verify.read_verdicts(loaded.path)
     return ctx, images

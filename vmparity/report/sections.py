@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from ..decide import figures
 from ..render import ab_md, explanation, fold
+from ..render import verdicts as verdicts_md
 from ..repro import report_section as repro_section
 from . import history_section, hosts, run_quality
 from ..render import markdown as md_table
@@ -25,6 +26,8 @@ class Context:
     hosts: list = field(default_factory=list)  # hosts.HostView per metal host (one on a single host)
     rack: object = None  # hosts.HostView of the metals side by side, on a rack
     ab: object = None  # lab.ab_compare.AB of an A/B run (make lab-ab): HEAD against BASE per target
+    verdicts: dict = None  # the lab's verdicts on explanations (`vmparity lab verify`, verdicts.json), or None
+    verdicts_run: str = None  # the verify run that holds them
 
 
 def _host_contexts(ctx):
@@ -96,9 +99,20 @@ def _explained_folds(ctx):
         out.append(fold.open_(f" vs {ctx.table.columns[0]}: {n} explanation(s), {len(res.unexplained)} unexplained",
                               bold=col))
         buf = _Buf()
-        explanation.markdown(res, buf)
+        explanation.markdown(res, buf, verdicts=_verdict_index(ctx), verdicts_run=ctx.verdicts_run)
         out += [buf.text(), fold.close()]
     return out
+
+
+def _verdict_index(ctx):
+    return {(v["target"], v["rule"]): v for v in (ctx.verdicts or {}).get("verdicts", [])}
+
+
+def verifications(ctx):
+    """The lab's verdicts on the explanations: each fix applied and measured again (`make lab-verify`)."""
+    if not ctx.verdicts:
+        return None
+    return "## Verified explanations\n\n" + verdicts_md.table(ctx.verdicts, ctx.verdicts_run)
 
 
 def hosts_compared(ctx):
@@ -160,5 +174,5 @@ class _Buf:
         return "".join(self.parts)
 
 
-SECTIONS = [summary, ab, hosts_compared, explanations, history_section.history_section, plots, reproductions, comparison,
+SECTIONS = [summary, ab, hosts_compared, explanations, verifications, history_section.history_section, plots, reproductions, comparison,
             fingerprints]

@@ -48,6 +48,10 @@ func TestParseArgs(t *testing.T) {
 	if o.Count != 6 || o.Pin != -1 || o.Target != "guest-nosmt" || !strings.HasPrefix(o.RunID, "20") || o.BenchDir == "" {
 		t.Fatalf("defaults wrong: %+v", o)
 	}
+	// an intervention target of `vmparity lab verify` names the target and the change
+	if o := mustParse(t, "--profile", "smoke", "--out", "x", "--target", "guest-hpet-clock+clocksource-tsc"); o.Target != "guest-hpet-clock+clocksource-tsc" {
+		t.Fatalf("target with '+': %+v", o)
+	}
 	for _, bad := range [][]string{
 		{"--out", "x"},
 		{"--profile", "fast", "--out", "x"},

@@ -108,8 +108,9 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		}
 		o.Target = h
 	}
-	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(o.Target) {
-		return o, fmt.Errorf("--target %q: expected letters, digits, '.', '_' or '-'", o.Target)
+	// '+' joins a target and an intervention (`vmparity lab verify`: guest-hpet-clock+clocksource-tsc)
+	if !regexp.MustCompile(`^[A-Za-z0-9._+-]+$`).MatchString(o.Target) {
+		return o, fmt.Errorf("--target %q: expected letters, digits, '.', '_', '+' or '-'", o.Target)
 	}
 	if o.RunID == "" {
 		o.RunID = NewRunID(time.Now())

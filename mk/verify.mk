@@ -1,0 +1,39 @@
+# `make lab-verify`: test a lab run's explanations. From the run's explanations
+# (vmparity lab verify RUN) one intervention target per (target, fix) — the same
+# guest or container with only that fix: a derived variant in the variant
+# files' own format, or more environment — provisioned by the same roles and
+# measured in interleaved rounds with the original target, metal and metal-aa
+# as a new run; then a verdict per explanation, stored with both runs, and
+# both reports show it (docs/lab.md, "Verified explanations").
+#   make lab-verify                                         the newest lab run, every intervention
+#   make lab-verify LAB_VERIFY_RUN=<id> LAB_VERIFY_TARGETS="guest-hpet-clock container-*"
+
+LAB_VERIFY_RUN     ?=
+LAB_VERIFY_TARGETS ?=
+LAB_VERIFY_ROUNDS  ?= 5
+# Bisection of the rows no rule explains: at most this many one-field steps (0 = none).
+LAB_VERIFY_BISECT  ?= 0
+LAB_VERIFY_PROFILE ?= $(PROFILE)
+LAB_VERIFY_DIR     ?= $(BUILD)/lab-verify
+# The build steps first (the lab test, which made them already, sets it empty).
+LAB_VERIFY_BUILD   ?= $(LAB_BUILD)
+
+.PHONY: lab-verify
+
+lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, default the newest) to a copy of its target, measure again, store verdicts
+	@set -euo pipefail; start=$$(date +%s); \
+	run="$(LAB_VERIFY_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
+	[ -n "$$run" ] || { echo "lab-verify: no lab run in $(RESULTS_DIR)/runs; run make lab-up first" >&2; exit 2; }; \
+	verify_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-verify-$(LAB_VERIFY_PROFILE); \
+	$(if $(strip $(LAB_VERIFY_BUILD)),echo "==> lab-verify: $(LAB_VERIFY_BUILD)"; $(MAKE) --no-print-directory $(LAB_VERIFY_BUILD);) \
+	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
+	rm -rf $(LAB_VERIFY_DIR); \
+	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" \
+	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) --write $(LAB_VERIFY_DIR)); \
+	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
+	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS); \
+	echo "==> lab-verify: verdicts"; \
+	$(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --measured $$verify_id --seconds $$(( $$(date +%s) - start )); \
+	for r in $$verify_id $$run; do $(VMPARITY) --results-dir $(RESULTS_DIR) report $$r > /dev/null; done; \
+	echo "lab-verify: took $$(( $$(date +%s) - start )) s; the verdicts beside each explanation in" \
+	  "$(RESULTS_DIR)/runs/$$run/report.md and $(RESULTS_DIR)/runs/$$verify_id/report.md"

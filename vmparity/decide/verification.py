@@ -1,0 +1,111 @@
+"""The verdict on an explanation whose fix the lab applied: verified, partly, refuted.
+
+`vmparity lab verify` measures, in the same rounds, metal (with its A/A pass),
+the original target and the intervention target (the original with only the
+fix applied). Per explained row it knows:
+
+- before: the original's change against metal, and whether it is beyond noise
+  (decide/noise.py, this run's A/A control);
+- after: the intervention target's change against metal, and whether that is
+  beyond noise;
+- moved: whether the intervention target differs from the original beyond
+  noise (significant and beyond the band between the two), and in which
+  direction.
+
+The rule, over the rows whose difference showed again (before beyond noise):
+
+- share of the gap closed, per row 1 − log(after) / log(before) (log ratios to
+  metal), and its median over the rows;
+- **verified**: at least half the rows moved toward metal beyond noise, and
+  either at least half of them are now within noise of metal or the median
+  share is at least VERIFIED_SHARE (50 %);
+- **partly**: some row moved toward metal beyond noise and the median share
+  is above 0, short of verified; the share is given;
+- **refuted**: no row moved toward metal beyond noise (the fix changed nothing
+  beyond noise, or made it worse): the rule matched the wrong cause;
+- **inconclusive**: the difference did not show beyond noise in this run, so
+  there is nothing for the fix to close.
+
+*Not testable here* is decided before anything is measured (the plan says why).
+"""
+
+import math
+from dataclasses import dataclass, field
+from statistics import median
+
+VERIFIED_SHARE = 0.5  # a fix that closes at least half the gap (median over the rows) is verified
+VERDICTS = ("verified", "partly", "refuted", "inconclusive", "not testable here")
+
+
+@dataclass
+class RowEffect:
+    name: str
+    unit: str
+    before: float  # % change of the original target against metal in the verify run
+    after: float  # % change of the intervention target against metal
+    before_beyond: bool  # the original's difference is beyond noise
+    after_beyond: bool  # the intervention target's difference from metal is beyond noise
+    moved: bool  # the intervention target differs from the original beyond noise
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    share: float = None  # median share of the gap closed (0..1, may exceed 1 or go below 0), None when untested
+    rows: int = 0  # rows whose difference showed again
+    moved: int = 0  # of those, rows the fix moved toward metal beyond noise
+    closed: int = 0  # of those, rows now within noise of metal
+    reason: str = ""
+    effects: list = field(default_factory=list)
+
+
+def _log(pct):
+    return math.log1p(pct / 100) if pct is not None and pct > -100 else None
+
+
+def share_closed(before, after):
+    """The share of a row's gap to metal that the fix closed, from % changes against metal
+    (1: all of it, 0: none, below 0: wider than before); None when there was no gap."""
+    lb, la = _log(before), _log(after)
+    if lb is None or la is None or lb == 0:
+        return None
+    return 1 - la / lb
+
+
+def _toward(e):
+    """The fix moved the row toward metal (beyond noise)."""
+    s = share_closed(e.before, e.after)
+    return e.moved and s is not None and s > 0
+
+
+def judge(effects):
+    """The Verdict of one intervention on the rows of one explanation (RowEffect list)."""
+    shown = [e for e in effects if e.before_beyond and share_closed(e.before, e.after) is not None]
+    if not shown:
+        return Verdict("inconclusive", reason=f"the explained difference did not show beyond noise in this run "
+                                              f"({len(effects)} row(s) measured)", effects=effects)
+    share = median(share_closed(e.before, e.after) for e in shown)
+    moved = sum(1 for e in shown if _toward(e))
+    closed = sum(1 for e in shown if not e.after_beyond)
+    n = len(shown)
+    base = dict(share=share, rows=n, moved=moved, closed=closed, effects=effects)
+    if 2 * moved >= n and (2 * closed >= n or share >= VERIFIED_SHARE - 1e-9):
+        return Verdict("verified", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise, "
+                                          f"{closed} now within noise of it; median share of the gap closed "
+                                          f"{share:.0%}", **base)
+    if moved and share > 0:
+        return Verdict("partly", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise and closed "
+                                        f"{share:.0%} of the gap (median), short of {VERIFIED_SHARE:.0%}", **base)
+    away = sum(1 for e in shown if e.moved and not _toward(e))
+    why = (f"the fix moved {away} of {n} row(s) away from metal" if away
+           else f"the fix changed none of {n} row(s) beyond noise")
+    return Verdict("refuted", reason=f"{why} (median share of the gap closed {share:.0%}): the rule's key is not "
+                                     f"what carries this difference here", **base)
+
+
+def carrier(verdicts):
+    """Of several interventions measured on the same rows ({intervention: Verdict}), the one
+    that carries the difference: the verified or partly one with the largest share; None when none does."""
+    ranked = [(v.verdict == "verified", v.share, name) for name, v in verdicts.items()
+              if v.verdict in ("verified", "partly") and v.share is not None]
+    return max(ranked)[2] if ranked else None

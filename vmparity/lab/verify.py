@@ -1,0 +1,202 @@
+"""`vmparity lab verify`: the verify run's files, and its verdicts from the measured run.
+
+Before the run (`files`): the plan's derived variants written as variant
+files in the lab's own format (the defaults of the files the plan was made
+from, the original variants it changes, the derived ones), and the Ansible
+extra-vars that make the SAME roles provision them and the bench role measure
+metal, metal-aa, each original target and its intervention targets in
+interleaved rounds (`bench_targets_only`, `bench_only_by_target`,
+`bench_env_targets` for the environment interventions).
+
+After the run (`verdicts`): per explanation, decide.verification's verdict
+on its rows, from the verify run alone (its own A/A control), and which
+intervention carries the rows when several of the same target moved them.
+Stored as `verdicts.json` in the verify run; the original run lists its
+verify runs in `verifications.json`.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import yaml
+
+from .. import table
+from ..decide import verification
+from ..errors import InputError
+from ..results import inputs
+from ..results.targets import container_variant, guest_variant
+from . import interventions
+
+VERDICTS_FILE = "verdicts.json"
+LINKS_FILE = "verifications.json"
+VERDICTS_FORMAT = "vmparity-verify-verdicts/1"
+
+
+def files(plan, chosen, directory, rounds=5):
+    """Write guests.yml, containers.yml, provision-vars.json and bench-vars.json for the chosen
+    interventions into `directory`; returns the ansible-playbook arguments for site.yml."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    originals = plan["original-variants"]
+    docs = {"guests": {}, "containers": {}}
+    for item in chosen:
+        if item["kind"] in ("guest", "container"):
+            kind = "guests" if item["kind"] == "guest" else "containers"
+            base = (guest_variant if kind == "guests" else container_variant)(item["of"])
+            docs[kind][base] = originals[kind].get(base) or {}
+            docs[kind][item["variant"]] = item["variant-fields"]
+    of = sorted({item["of"] for item in chosen})
+    for item in of:
+        if guest_variant(item) and guest_variant(item) not in docs["guests"]:
+            docs["guests"][guest_variant(item)] = originals["guests"].get(guest_variant(item)) or {}
+        if container_variant(item) and container_variant(item) not in docs["containers"]:
+            docs["containers"][container_variant(item)] = originals["containers"].get(container_variant(item)) or {}
+    prov, skip = {}, []
+    for kind, role_var in (("guests", "guests"), ("containers", "containers")):
+        if not docs[kind]:
+            skip.append(role_var)
+            continue
+        path = directory / f"{kind}.yml"
+        doc = {"defaults": plan["variant-defaults"][kind], "variants": docs[kind]}
+        path.write_text(f"# derived by `vmparity lab verify` from run {plan['run']} (verify-plan.json)\n"
+                        + yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        prov[f"{role_var}_variants_file"] = str(path.resolve())
+        prov[f"{role_var}_variants_only"] = list(docs[kind])
+    metal = plan["reference"]
+    targets = [metal] + of + [i["target"] for i in chosen]
+    jobs = {t: plan["jobs"][t] for t in of}
+    only = {t: interventions.only_regex(js) for t, js in jobs.items()}
+    only.update({i["target"]: only[i["of"]] for i in chosen})
+    only[metal] = interventions.only_regex(set().union(*jobs.values()))
+    bench = {"bench_targets_only": [t for t in targets if not any(i["target"] == t and i["kind"] == "env"
+                                                                  for i in chosen)],
+             "bench_only_by_target": {t: only[t] for t in targets if t in only},
+             "bench_env_targets": [{"target": i["target"], "of": i["of"], "env": i["env"]}
+                                   for i in chosen if i["kind"] == "env"],
+             # every target in every round, TCG guests too: the U test between a target and its fix needs 4 each
+             "bench_count": rounds, "bench_rounds_by_kind": {}}
+    for name, data in (("provision-vars.json", prov), ("bench-vars.json", bench)):
+        (directory / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    args = ["-e", f"@{(directory / 'provision-vars.json').resolve()}", "-e", f"@{(directory / 'bench-vars.json').resolve()}"]
+    return args + (["--skip-tags", ",".join(skip)] if skip else [])
+
+
+def _row_index(t):
+    return {(r.name, r.unit): r for r in t.rows}
+
+
+def _effects(rows, t, by_original, original, derived, model):
+    out = []
+    for name, unit in rows:
+        r, r2 = t.get((name, unit)), by_original.get((name, unit))
+        if r is None or original not in r.deltas or derived not in r.deltas or r2 is None or derived not in r2.deltas:
+            continue
+        d0, d1, dm = r.deltas[original], r.deltas[derived], r2.deltas[derived]
+        s1, s2 = r.spreads.get(original, math.nan), r.spreads.get(derived, math.nan)
+        band = model.band_between(name, unit, s1, r.cells[original].n, s2, r.cells[derived].n)
+        moved = dm.comparison.significant and dm.pct is not None and abs(math.log1p(dm.pct / 100)) > math.log1p(band / 100)
+        out.append(verification.RowEffect(
+            name, unit, d0.pct, d1.pct,
+            before_beyond=d0.comparison.significant and not d0.within_noise,
+            after_beyond=d1.comparison.significant and not d1.within_noise, moved=bool(moved)))
+    return out
+
+
+def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
+    """{format, run, verifies, verdicts: [...]}: a verdict per explanation of the plan (those whose
+    intervention this run measured, and the not-testable ones with their reason)."""
+    loaded = inputs.load(verify_run, results_dir, require_fingerprint=True)
+    present = {rf.target for rf in loaded.files}
+    metal = plan["reference"]
+    if metal not in present:
+        raise InputError(loaded.path, f"the verify run has no {metal}: nothing to hold the interventions against")
+    t = table.build([loaded], by="target", alpha=alpha, baseline=metal)
+    if not t.noise:
+        raise InputError(loaded.path, "the verify run has no A/A control (metal-aa): 'beyond noise' is undefined")
+    model, rows = t.noise[0], _row_index(t)
+    by_original = {}
+    measured = [i for i in plan["interventions"] if i["target"] in present and i["of"] in present]
+    for of in sorted({i["of"] for i in measured}):
+        by_original[of] = _row_index(table.build([loaded], by="target", alpha=alpha, baseline=of))
+    out = []
+    for e in plan["explanations"]:
+        entry = {"target": e["target"], "rule": e["rule"], "title": e["title"], "intervention": e["intervention"],
+                 **({"bisect": e["bisect"]} if e.get("bisect") else {})}
+        if not e["intervention"]:
+            out.append(dict(entry, verdict="not testable here", reason=e.get("not-testable", "")))
+            continue
+        mine = next((i for i in measured if i["target"] == e["intervention"]), None)
+        if mine is None:
+            out.append(dict(entry, verdict="not measured",
+                            reason="this verify run did not measure the intervention (not chosen, or it failed)"))
+            continue
+        siblings = [i for i in measured if i["of"] == e["target"]]
+        judged = {i["target"]: verification.judge(_effects(e["rows"], rows, by_original[e["target"]], e["target"],
+                                                           i["target"], model)) for i in siblings}
+        v = judged[mine["target"]]
+        carried = verification.carrier(judged) if len(judged) > 1 else None
+        entry.update(verdict=v.verdict, share=v.share, rows=v.rows, moved=v.moved, closed=v.closed,
+                     reason=v.reason, changes=mine["changes"],
+                     numbers=[{"name": x.name, "unit": x.unit, "before-pct": x.before, "after-pct": x.after,
+                               "before-beyond-noise": x.before_beyond, "after-beyond-noise": x.after_beyond,
+                               "moved-beyond-noise": x.moved} for x in v.effects])
+        if carried and carried != mine["target"]:
+            entry["carried-by"] = carried
+            entry["carried-share"] = judged[carried].share
+        out.append(entry)
+    return {"format": VERDICTS_FORMAT, "run": Path(loaded.path).name, "verifies": plan["run"],
+            "reference": metal, "verdicts": out, "bisection": _attribution(out)}
+
+
+def _attribution(out):
+    """Per target with bisection steps: the field whose change closes its unexplained rows (the verified,
+    else partly, step with the largest share), or none, with every step's verdict."""
+    by_target = {}
+    for v in out:
+        if v.get("bisect") and v.get("verdict") in verification.VERDICTS:
+            by_target.setdefault(v["target"], {})[v["bisect"]] = v
+    result = []
+    for target, fields in sorted(by_target.items()):
+        judged = {f: verification.Verdict(v["verdict"], v.get("share")) for f, v in fields.items()}
+        result.append({"target": target, "attributed-to": verification.carrier(judged),
+                       "steps": {f: {"verdict": v["verdict"], "share": v.get("share")} for f, v in fields.items()}})
+    return result
+
+
+def store(verify_dir, original_dir, result, plan, seconds=None):
+    """verdicts.json and the plan in the verify run; the link back in the original run."""
+    verify_dir, original_dir = Path(verify_dir), Path(original_dir)
+    if seconds is not None:
+        result["seconds"] = round(seconds)
+    (verify_dir / VERDICTS_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
+    links_path = original_dir / LINKS_FILE
+    links = json.loads(links_path.read_text(encoding="utf-8")) if links_path.is_file() else {"verified-by": []}
+    summary = {"run": verify_dir.name,
+               "verdicts": {f"{v['target']} {v['rule']}": v["verdict"] for v in result["verdicts"]}}
+    links["verified-by"] = [x for x in links["verified-by"] if x.get("run") != verify_dir.name] + [summary]
+    links_path.write_text(json.dumps(links, indent=2) + "\n", encoding="utf-8")
+
+
+def read_verdicts(run_dir):
+    """A run's verdicts: its own verdicts.json, else the newest verify run's named in verifications.json;
+    (verdicts dict, the run that holds them) or (None, None)."""
+    run_dir = Path(run_dir)
+    own = run_dir / VERDICTS_FILE
+    if own.is_file():
+        return _json(own), run_dir.name
+    links = run_dir / LINKS_FILE
+    if links.is_file():
+        for link in reversed(_json(links).get("verified-by", [])):
+            other = run_dir.parent / link.get("run", "") / VERDICTS_FILE
+            if other.is_file():
+                return _json(other), link["run"]
+    return None, None
+
+
+def _json(path):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(path, f"cannot read: {e}; expected JSON") from None
