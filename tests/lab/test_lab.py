@@ -348,7 +348,12 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     assert vdso["verdict"] in ("verified", "partly") and 2 * vdso["moved"] >= vdso["rows"], vdso
     row = next(n for n in vdso["numbers"] if n["name"] == "BenchmarkClock/clock=monotonic/path=vdso")
     assert (1 + row["after-pct"] / 100) * 4 < 1 + row["before-pct"] / 100, row
-    assert verdicts[("guest-hpet-clock", "tcg-emulation")]["verdict"] == "not testable here"
+    # tcg-emulation is broad: it claims only rows no narrower rule explained, and with the clock job alone
+    # vdso-fallback may explain them all; where it claims rows, the lab cannot apply its fix here
+    not_testable = [v for v in verdicts.values() if v["verdict"] == "not testable here"]
+    assert all(v["reason"] for v in not_testable), not_testable
+    tcg = verdicts.get(("guest-hpet-clock", "tcg-emulation"))
+    assert tcg is None or tcg["verdict"] == "not testable here", tcg
     assert f"**Lab verdict:** {vdso['verdict']} by `guest-hpet-clock+clocksource-tsc`" in (base_dir / "report.md").read_text()
     # the stored plan runs again: the same interventions, from the run, not derived anew
     again = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "lab", "verify", base,
