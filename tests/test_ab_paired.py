@@ -102,5 +102,13 @@ def test_signed_rank_power_matches_its_exact_p_values():
     from scipy import stats as st
 
     assert np.allclose(sensitivity.signed_rank_pvalues(d), [st.wilcoxon(x, method="exact").pvalue for x in d])
+    assert np.allclose([sensitivity.signed_rank_p(x) for x in d[:50]], [st.wilcoxon(x, method="exact").pvalue
+                                                                          for x in d[:50]])
+    tied = np.array([0.01, 0.01, 0.02, -0.02, 0.03, 0.0, 0.04, 0.05])  # ties and a zero: all 2**7 patterns counted
+    signs = (np.arange(2 ** 7)[:, None] >> np.arange(7)) & 1
+    r = np.array([1.5, 1.5, 3.5, 3.5, 5, 6, 7])
+    assert math.isclose(sensitivity.signed_rank_p(tied), np.mean(np.abs(signs @ r - 14) >= abs(r.sum() - 3.5 - 14)))
+    big = rng.normal(0.3, 1.0, 40)
+    assert abs(sensitivity.signed_rank_p(big) - st.wilcoxon(big, method="approx", correction=True).pvalue) < 0.01
     assert sensitivity.w_power_at(5, 0.05, 10.0) == 0.0  # 2 / 2**5 > 0.05
     assert sensitivity.w_power_at(6, 0.05, 0.0) < 0.05 < sensitivity.w_power_at(6, 0.05, 2.0)

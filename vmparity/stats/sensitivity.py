@@ -98,6 +98,41 @@ def signed_rank_reachable(n, alpha):
     return n >= 1 and 2 / 2 ** n <= alpha
 
 
+EXACT_UP_TO = 16  # differences: up to this many, signed_rank_p enumerates every sign pattern
+
+
+def signed_rank_p(d):
+    """The two-sided Wilcoxon signed-rank p of differences d against 0: zeros dropped (Wilcoxon's
+    rule), tied |d| given their mean rank, exact over all 2**n sign patterns for n <= EXACT_UP_TO
+    (the normal approximation with the tie correction above); 1 when no difference is non-zero."""
+    d = np.asarray(d, dtype=float)
+    d = d[d != 0]
+    n = len(d)
+    if n == 0:
+        return 1.0
+    ranks = _midranks(np.abs(d))
+    w = float(ranks[d > 0].sum())
+    mean = float(ranks.sum()) / 2
+    if n <= EXACT_UP_TO:
+        signs = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
+        null = signs @ ranks
+        return float(min(1.0, np.mean(np.abs(null - mean) >= abs(w - mean) - 1e-9)))
+    z = max(0.0, abs(w - mean) - 0.5) / math.sqrt(float(np.sum(ranks ** 2)) / 4)
+    return float(min(1.0, 2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2))))))
+
+
+def _midranks(x):
+    """1-based ranks of x, ties given their mean rank."""
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(1, len(x) + 1)
+    for v in np.unique(x):
+        tied = x == v
+        if tied.sum() > 1:
+            ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
 def signed_rank_pvalues(d):
     """Exact two-sided signed-rank p-values of the rows of d (draws x n), no ties or zeros assumed."""
     n = d.shape[1]
