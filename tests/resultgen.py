@@ -187,18 +187,20 @@ def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spel
 
 
 def ab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, targets=("metal", "container-nolimit"),
-           rounds_record=True):
+           rounds_record=True, missing=None):
     """An A/B run directory (make lab-ab): every target of `targets` on both sides, HEAD as <target>.txt
     and BASE as <target>~base.txt, plus the A/A pass metal-aa (HEAD), measured in interleaved rounds
     whose shared drift factor hits every side alike. effect=(target, name prefix, factor) makes those
-    rows of that target's HEAD side slower by the factor (the code change)."""
+    rows of that target's HEAD side slower by the factor (the code change). missing={side's name:
+    [rounds]}: rounds (1-based) that side did not finish, left out of its file and listed in rounds.json."""
     rng = random.Random(seed)
     run.mkdir(parents=True, exist_ok=True)
     drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
     sides = [("metal-aa", "head")] + [(t, side) for t in targets for side in ("head", "base")]
     for target, side in sides:
         name = target if side == "head" else f"{target}~base"
-        cfg = dict(METAL, target=name, count=str(count), **{"ab-side": side, "ab-base-ref": "main",
+        gone = set((missing or {}).get(name, ()))
+        cfg = dict(METAL, target=name, count=str(count - len(gone)), **{"ab-side": side, "ab-base-ref": "main",
                                                            "ab-base-commit": "0123456789abcdef"})
         if target.startswith("container-"):
             cfg["target-kind"] = "container"
@@ -208,12 +210,16 @@ def ab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, targets=("m
                 scale = list(drifts)
                 if effect and side == "head" and target == effect[0] and effect[1] in bname:
                     scale = [x * effect[2] for x in scale]
-                units[unit] = [v * (x if unit != "B/s" else 1 / x) for v, x in zip(vals, scale)]
+                units[unit] = [v * (x if unit != "B/s" else 1 / x) for k, (v, x) in enumerate(zip(vals, scale), 1)
+                               if k not in gone]
         write(run / f"{name}.txt", cfg, benches)
     if rounds_record:
         import json
 
         (run / "rounds.json").write_text(json.dumps({
-            "schema": "vmparity-rounds/1", "hosts": {}, "partial": False,
+            "schema": "vmparity-rounds/1", "partial": bool(missing), "missing-rounds": missing or {},
+            "hosts": {"localhost": [{"round": k, "seed": seed, "order": [n if s == "head" else f"{n}~base"
+                                                                          for n, s in sides]}
+                                    for k in range(1, count + 1)]},
             "ab": {"base-ref": "main", "base-commit": "0123456789abcdef0123456789abcdef01234567"}}), encoding="utf-8")
     return run

@@ -18,7 +18,8 @@ def run(run_arg, out, err, results_dir=None, targets=None, effects=None, rows=tr
 def text(res, out):
     out.write(terminal(f"planted effects in {res.run}: {res.rows} benchmarks a trial, {res.trials} trials per "
                        f"effect and target, seed {res.seed}; the decision is the report's (docs/noise.md)") + "\n")
-    out.write(f"false alarms: the A/A control differs significantly in {res.aa_significant} of {res.aa_rows} rows "
+    how = "is beyond noise round by round" if res.paired else "differs significantly"
+    out.write(f"false alarms: the A/A control {how} in {res.aa_significant} of {res.aa_rows} rows "
               f"({_share(res.aa_significant, res.aa_rows)})\n")
     for target, (beyond, n) in res.run_beyond.items():
         out.write(terminal(f"{target} before planting: {beyond} of {n} rows beyond noise ({_share(beyond, n)})") + "\n")
@@ -35,7 +36,7 @@ def as_json(res, out):
     json.dump({
         "schema": "vmparity-power/1", "run": res.run, "seed": res.seed, "rows-per-trial": res.rows,
         "trials": res.trials, "baseline": res.baseline,
-        "aa": {"rows": res.aa_rows, "significant": res.aa_significant},
+        "aa": {"rows": res.aa_rows, "significant": res.aa_significant, "paired": res.paired},
         "before-planting": {t: {"beyond-noise": b, "rows": n} for t, (b, n) in res.run_beyond.items()},
         "effects": [{"target": e.target, "effect-pct": e.effect, "planted": e.planted, "found": e.found,
                      "recall": e.recall, "mde-at-most-effect": e.detectable, "mde-at-most-effect-found": e.detectable_found,

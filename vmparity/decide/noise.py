@@ -241,7 +241,8 @@ def rebased(model, table, base):
     comes from the pair's own two sides. The check against metal-aa falls away:
     the BASE side has no second pass, and it needs none, since it ran right
     before or after HEAD in every round, so a slow spell is shared rather than
-    inherited from metal's draw."""
+    inherited from metal's draw. An A/B pair's rows whose rounds pair are decided
+    round by round instead (decide/paired.py); this rule is left for the rest."""
     spread = {}
     for r in table.rows:
         if base in r.cells:

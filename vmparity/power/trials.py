@@ -14,9 +14,10 @@ planted direction (worse for a slowdown). The figures beside recall:
   (real differences of the target count here too: compare with the run's own
   figure), and the A/A control's significant rows.
 
-An A/B run (make lab-ab) is planted the same way into HEAD's side of a target,
-and decided as its report decides, against that target's BASE side
-(vmparity.lab.ab_compare).
+An A/B run (make lab-ab) is planted the same way into HEAD's side of a target
+(every round's value of a row scaled alike), and decided as its report
+decides, against that target's BASE side, paired by round
+(vmparity.lab.ab_compare, vmparity.decide.paired), with that rule's MDE.
 """
 
 import random
@@ -62,7 +63,8 @@ class PowerResult:
     trials: int
     baseline: str
     aa_rows: int = 0
-    aa_significant: int = 0
+    aa_significant: int = 0  # A/A rows called different (an A/B run: beyond noise under the paired rule)
+    paired: bool = False  # an A/B run, decided paired by round
     run_beyond: dict = field(default_factory=dict)  # target -> (beyond noise, rows) in the unplanted run
     effects: list = field(default_factory=list)  # EffectResult
 
@@ -170,16 +172,21 @@ def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
                                          f"{', '.join(eligible) or '(none)'}")
     if not targets:
         raise InputError(loaded.path, "no target to plant into (only metal, its A/A pass and TCG guests)")
-    aa = ab.aa[0]
-    res = PowerResult(str(loaded.path), seed, rows, trials, "each target's BASE side", aa.rows, aa.significant)
+    pm = ab.aa_paired.get(ab.aa[0].metal)
+    if pm is not None:  # the A/A figure of the rule that decides: metal-aa against metal round by round
+        res = PowerResult(str(loaded.path), seed, rows, trials, "each target's BASE side", pm.rows,
+                          len(pm.beyond_rows), paired=True)
+    else:  # rounds.json does not say which rounds the files hold: the unpaired rule decides
+        res = PowerResult(str(loaded.path), seed, rows, trials, "each target's BASE side", ab.aa[0].rows,
+                          ab.aa[0].significant)
     mde = {}
     for t in targets:
         p = pairs[t]
-        model = p.table.noise[0]
         ds = [(r, r.deltas[t]) for r in p.table.rows if t in r.deltas]
         for r, d in ds:
-            mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2)
+            # the pair's own figure: the paired rule's where the rounds pair (ab_compare, decide/paired.py)
+            mde[(t, r.name, r.unit)] = p.row_mde.get((r.name, r.unit), float("inf"))
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
     _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
-           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}).pairs[0].table)
+           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table)
     return res

@@ -18,9 +18,16 @@ def noise(ab):
     if not ab.aa:
         return ("**Noise:** this run has no A/A control (`metal-aa`): HEAD's differences from BASE are tested, "
                 "not held against the run's noise.\n")
-    return "".join(f"**Noise:** the A/A control ({md_code(m.aa)} against {md_code(m.metal)}, both HEAD, in every "
-                   f"round) differs significantly in {m.significant} of {m.rows} rows ({100 * m.share:.1f} %).\n"
-                   for m in ab.aa)
+    out = []
+    for m in ab.aa:
+        line = (f"**Noise:** the A/A control ({md_code(m.aa)} against {md_code(m.metal)}, both HEAD, in every "
+                f"round) differs significantly in {m.significant} of {m.rows} rows ({100 * m.share:.1f} %)")
+        pm = ab.aa_paired.get(m.metal)
+        if pm is not None:
+            line += (f"; round by round, as HEAD is held against BASE, {len(pm.beyond_rows)} of {pm.rows} rows "
+                     f"are beyond noise ({100 * pm.share:.1f} %)")
+        out.append(line + ".\n")
+    return "".join(out)
 
 
 def method(ab):
@@ -28,10 +35,20 @@ def method(ab):
     if not ab.pairs:
         return ""
     return (f"\nEach target's HEAD is compared with its BASE side (`<target>~base`), which ran BASE's build right "
-            f"before or after it in every round (the order is in `rounds.json`): Mann–Whitney U, "
-            f"α = {ab.pairs[0].table.alpha:g}, and a change counts only when it is significant and beyond the row's "
-            "band from the run's A/A control (docs/noise.md, \"A/B in one run\"). A change that no environment "
-            "difference between the two sides explains is the code's.\n")
+            f"before or after it in every round (the order is in `rounds.json`), **paired by round**: the ratios "
+            f"HEAD/BASE of the rounds both sides measured, Wilcoxon signed-rank, α = {ab.pairs[0].table.alpha:g}, "
+            "and a change (their median) counts only when it is significant and beyond the row's band from the "
+            "ratios' spread and the run's A/A control (docs/noise.md, \"A/B in one run\"). A change that no "
+            "environment difference between the two sides explains is the code's.\n" + _unpaired(ab))
+
+
+def _unpaired(ab):
+    """Which targets had rows whose rounds do not pair (or too few did): those keep the U test on medians."""
+    some = [f"{md_code(p.target)} {p.unpaired} of {p.paired + p.unpaired}" for p in ab.pairs if p.unpaired]
+    if not some:
+        return ""
+    return ("Rows whose rounds do not pair, or with fewer common rounds than the signed-rank test needs to "
+            f"reach α (six at 0.05), are decided unpaired (Mann–Whitney U on medians): {', '.join(some)}.\n")
 
 
 def per_target(ab):

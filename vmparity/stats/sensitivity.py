@@ -77,3 +77,96 @@ def u_power_at(n1, n2, alpha, shift):
 def _draws(n1, n2, draws, seed):
     rng = np.random.default_rng([seed, n1, n2])
     return rng.standard_normal((draws, n1)), rng.standard_normal((draws, n2))
+
+
+# -- the paired side: the signed-rank test on per-round differences (an A/B run, docs/noise.md) --
+
+
+@lru_cache(maxsize=None)
+def signed_rank_null(n):
+    """The exact null distribution of the signed-rank statistic W+ of n untied, non-zero
+    differences: counts[w] of the 2**n sign patterns whose positive ranks sum to w."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1
+    for r in range(1, n + 1):
+        counts[r:] = counts[r:] + counts[:-r].copy()
+    return counts
+
+
+def signed_rank_reachable(n, alpha):
+    """Whether n differences can reach alpha at all (two-sided: the most extreme pattern has p = 2 / 2**n)."""
+    return n >= 1 and 2 / 2 ** n <= alpha
+
+
+EXACT_UP_TO = 16  # differences: up to this many, signed_rank_p enumerates every sign pattern
+
+
+def signed_rank_p(d):
+    """The two-sided Wilcoxon signed-rank p of differences d against 0: zeros dropped (Wilcoxon's
+    rule), tied |d| given their mean rank, exact over all 2**n sign patterns for n <= EXACT_UP_TO
+    (the normal approximation with the tie correction above); 1 when no difference is non-zero."""
+    d = np.asarray(d, dtype=float)
+    d = d[d != 0]
+    n = len(d)
+    if n == 0:
+        return 1.0
+    ranks = _midranks(np.abs(d))
+    w = float(ranks[d > 0].sum())
+    mean = float(ranks.sum()) / 2
+    if n <= EXACT_UP_TO:
+        signs = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
+        null = signs @ ranks
+        return float(min(1.0, np.mean(np.abs(null - mean) >= abs(w - mean) - 1e-9)))
+    z = max(0.0, abs(w - mean) - 0.5) / math.sqrt(float(np.sum(ranks ** 2)) / 4)
+    return float(min(1.0, 2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2))))))
+
+
+def _midranks(x):
+    """1-based ranks of x, ties given their mean rank."""
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(1, len(x) + 1)
+    for v in np.unique(x):
+        tied = x == v
+        if tied.sum() > 1:
+            ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def signed_rank_pvalues(d):
+    """Exact two-sided signed-rank p-values of the rows of d (draws x n), no ties or zeros assumed."""
+    n = d.shape[1]
+    ranks = np.argsort(np.argsort(np.abs(d), axis=1), axis=1) + 1
+    w = np.sum(np.where(d > 0, ranks, 0), axis=1)
+    cdf = np.cumsum(signed_rank_null(n)) / 2 ** n
+    lower = cdf[w]
+    upper = 1 - np.concatenate(([0.0], cdf))[w]
+    return np.minimum(1.0, 2 * np.minimum(lower, upper))
+
+
+def w_power(n, alpha, shift, draws=DRAWS, seed=SEED):
+    """P(p <= alpha) of the two-sided signed-rank test on n normal differences of mean `shift` σ."""
+    return float(np.mean(signed_rank_pvalues(_w_draws(n, draws, seed) + shift) <= alpha))
+
+
+@lru_cache(maxsize=None)
+def w_power_curve(n, alpha):
+    """(shifts in σ, the signed-rank test's power at each), as u_power_curve."""
+    shifts, power = [0.0], [w_power(n, alpha, 0.0)]
+    while power[-1] < 0.999 and shifts[-1] < MAX_SHIFT:
+        shifts.append(shifts[-1] + GRID_STEP)
+        power.append(w_power(n, alpha, shifts[-1]))
+    return np.array(shifts), np.maximum.accumulate(np.array(power))
+
+
+def w_power_at(n, alpha, shift):
+    """The signed-rank test's power at `shift` σ (0 when n differences can never reach alpha)."""
+    if not signed_rank_reachable(n, alpha):
+        return 0.0
+    x, p = w_power_curve(n, alpha)
+    return float(np.interp(abs(shift), x, p))
+
+
+@lru_cache(maxsize=16)
+def _w_draws(n, draws, seed):
+    return np.random.default_rng([seed, n, 0]).standard_normal((draws, n))

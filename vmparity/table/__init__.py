@@ -20,7 +20,7 @@ from ._cellpool import CellPool
 from ._layout import Layout
 from ..results.targets import is_aa_control, is_lab_metal
 from ._rowstore import RowStore
-from ._row import Delta, Row  # noqa: F401  (table.Row, table.Delta: views and tests build them)
+from ._row import Delta, Row, verdict  # noqa: F401  (table.Row, table.Delta: views and tests build them; ab_compare re-decides)
 
 
 @dataclass

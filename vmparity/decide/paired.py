@@ -1,0 +1,163 @@
+"""The paired rule of an A/B run: HEAD against BASE round by round.
+
+In an A/B run (docs/noise.md, "A/B in one run") a target's two sides ran one
+right after the other in every round, so a slow spell of the host moves both
+values of a round together. Comparing the two sides' medians (the U test and
+noise.py's band) throws that away: each side spreads by the host's spells.
+This rule works on what the rounds share instead, per row:
+
+    d_k = log(HEAD_k / BASE_k)   for every round k both sides measured
+    change = median(d)                   (reported as expm1(change) in %)
+    p      = Wilcoxon signed-rank test of d against 0 (exact, two-sided)
+    band   = max(1 %, 2 · λ(family) · se, |Δ_AA| where the A/A row is itself beyond)
+    se     = 1.2533 · max(s_d, s_AA(family)) / √n
+
+s_d is the robust spread of d (noise.py's small-sample-corrected MAD); six
+values can agree by luck, so no row is taken to be quieter than its family's
+median spread of the A/A pair's per-round differences, s_AA(family) (the
+floor that keeps a same-code run quiet: without it, 4 of 307 rows of two
+targets came out beyond, docs/noise.md). A change is beyond noise when
+p <= α and |change| > band. λ is calibrated as noise.py does, from the A/A
+pair measured in the same rounds (`metal` and `metal-aa`, both HEAD): its
+per-round differences per row, |median| in standard errors, 1.4826 · their
+median per family, at least 1. The A/A rows the same rule calls beyond are
+the paired rule's false-alarm figure, and such a row's |Δ_AA| is the least
+change that counts there.
+
+With n differences the most extreme sign pattern has p = 2 / 2**n: six
+rounds are the fewest that can reach α = 0.05. A row with fewer rounds on
+both sides is left to the unpaired rule (lab/ab_compare.py says how many).
+"""
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+from ..query.names import family
+from ..stats import MAD_NORMAL, mad_factor, sensitivity
+from .noise import FLOOR_PCT, K_SE, MEDIAN_SE, MIN_FAMILY_ROWS, _scale
+
+_NORMAL = NormalDist()
+
+
+@dataclass
+class Evidence:
+    """One row's per-round differences, summed up."""
+
+    n: int
+    change: float  # median of d (log)
+    spread: float  # robust spread of d (log), NaN when n < 2
+    p: float
+
+    @property
+    def pct(self):
+        return math.expm1(self.change) * 100
+
+
+def differences(base, head):
+    """{round: value} of each side -> the log ratios HEAD/BASE of the rounds both have, in round order."""
+    common = sorted(k for k in set(base) & set(head) if base[k] > 0 and head[k] > 0)
+    return np.array([math.log(head[k] / base[k]) for k in common])
+
+
+def evidence(d):
+    d = np.asarray(d, dtype=float)
+    n = len(d)
+    if n == 0:
+        return Evidence(0, 0.0, math.nan, 1.0)
+    change = float(np.median(d))
+    spread = MAD_NORMAL * mad_factor(n) * float(np.median(np.abs(d - change))) if n >= 2 else math.nan
+    return Evidence(n, change, spread, signed_rank_p(d))
+
+
+def signed_rank_p(d):
+    """Two-sided Wilcoxon signed-rank p of d against 0 (sensitivity.signed_rank_p: exact for
+    up to 16 rounds, ties at their mean rank, zeros dropped); 1 when every difference is zero."""
+    return sensitivity.signed_rank_p(d)
+
+
+@dataclass
+class PairedModel:
+    alpha: float
+    rows: int = 0  # A/A rows with paired rounds
+    beyond_rows: list = field(default_factory=list)  # (name, unit, pct, p) of A/A rows the rule calls beyond
+    family_scale: dict = field(default_factory=dict)  # (base, unit) -> λ
+    run_scale: float = 1.0
+    aa_change: dict = field(default_factory=dict)  # (name, unit) -> |Δ_AA| % of the rows in beyond_rows
+    family_spread: dict = field(default_factory=dict)  # (base, unit) -> s_AA: median spread of the A/A's d
+
+    def se(self, name, unit, ev):
+        """The standard error (log) of the row's median difference, the family's A/A spread its floor."""
+        if not ev.n or not math.isfinite(ev.spread):
+            return math.nan
+        s = max(ev.spread, self.family_spread.get((family(name), unit), 0.0))
+        return MEDIAN_SE * s / math.sqrt(ev.n)
+
+    @property
+    def share(self):
+        return len(self.beyond_rows) / self.rows if self.rows else 0.0
+
+    def scale(self, name, unit):
+        return self.family_scale.get((family(name), unit), self.run_scale)
+
+    def band(self, name, unit, ev):
+        """The smallest |change| (%) that counts on this row with this evidence."""
+        own = self.aa_change.get((name, unit), 0.0)
+        se = self.se(name, unit, ev)
+        if not math.isfinite(se):
+            return max(FLOOR_PCT, own)
+        return max(FLOOR_PCT, own, math.expm1(K_SE * self.scale(name, unit) * se) * 100)
+
+    def beyond(self, name, unit, ev):
+        return ev.p <= self.alpha and abs(ev.change) > math.log1p(self.band(name, unit, ev) / 100)
+
+    def mde(self, name, unit, ev):
+        """The smallest change (%, either direction) the rule finds with sensitivity.POWER on this
+        row: the signed-rank test's power at δ / s_d (sensitivity.w_power_at) times the chance
+        that the observed median, δ plus an error of sd se, clears the band (taken as
+        independent, which errs on the safe side); inf when n rounds can never reach α."""
+        if not sensitivity.signed_rank_reachable(ev.n, self.alpha) or not math.isfinite(ev.spread):
+            return math.inf
+        sigma, se = ev.spread, self.se(name, unit, ev)
+        need = math.log1p(self.band(name, unit, ev) / 100)
+
+        def power(delta):
+            w = sensitivity.w_power_at(ev.n, self.alpha, delta / sigma) if sigma > 0 else 1.0
+            return w * (_NORMAL.cdf((delta - need) / se) if se > 0 else float(delta > need))
+
+        hi = max(need, 1e-4) * 2 + 8 * sigma
+        if power(hi) < sensitivity.POWER:
+            return math.inf
+        lo = 0.0
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if power(mid) >= sensitivity.POWER else (mid, hi)
+        return math.expm1(hi) * 100
+
+
+def calibrate(aa_differences, alpha):
+    """The paired model from the A/A pair's per-round differences {(name, unit): d}
+    (metal-aa against metal, round by round)."""
+    model = PairedModel(alpha)
+    evs = {key: evidence(d) for key, d in aa_differences.items()
+           if sensitivity.signed_rank_reachable(len(d), alpha)}
+    spreads = {}
+    for (name, unit), ev in evs.items():
+        if math.isfinite(ev.spread):
+            spreads.setdefault((family(name), unit), []).append(ev.spread)
+    model.family_spread = {k: float(np.median(v)) for k, v in spreads.items()}
+    z = {}
+    for (name, unit), ev in evs.items():
+        se = model.se(name, unit, ev)
+        if math.isfinite(se) and se > 0:
+            z.setdefault((family(name), unit), []).append(abs(ev.change) / se)
+    everything = [v for zs in z.values() for v in zs]
+    model.run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
+    model.family_scale = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else model.run_scale) for k, v in z.items()}
+    model.rows = len(evs)
+    for (name, unit), ev in evs.items():
+        if model.beyond(name, unit, ev):
+            model.beyond_rows.append((name, unit, ev.pct, ev.p))
+    model.aa_change = {(name, unit): abs(pct) for name, unit, pct, _ in model.beyond_rows}
+    return model
