@@ -152,14 +152,7 @@ class NoiseModel:
             u = sensitivity.u_power_at(n_b, n_t, self.alpha, delta / sigma) if sigma > 0 else 1.0
             return u * (_NORMAL.cdf((delta - need) / se) if se > 0 else float(delta > need))
 
-        hi = max(need, 1e-4) * 2 + 8 * sigma
-        if power(hi) < sensitivity.POWER:
-            return math.inf
-        lo = 0.0
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if power(mid) >= sensitivity.POWER else (mid, hi)
-        return _pct(hi)
+        return _pct(sensitivity.smallest_detectable(power, need, sigma))
 
 
 _NORMAL = NormalDist()

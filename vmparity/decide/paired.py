@@ -126,14 +126,7 @@ class PairedModel:
             w = sensitivity.w_power_at(ev.n, self.alpha, delta / sigma) if sigma > 0 else 1.0
             return w * (_NORMAL.cdf((delta - need) / se) if se > 0 else float(delta > need))
 
-        hi = max(need, 1e-4) * 2 + 8 * sigma
-        if power(hi) < sensitivity.POWER:
-            return math.inf
-        lo = 0.0
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if power(mid) >= sensitivity.POWER else (mid, hi)
-        return math.expm1(hi) * 100
+        return math.expm1(sensitivity.smallest_detectable(power, need, sigma)) * 100
 
 
 def calibrate(aa_differences, alpha):

@@ -28,6 +28,19 @@ SEED = 20261125
 MAX_SHIFT = 40.0  # σ: beyond this the test is as good as blind (n too small for α)
 
 
+def smallest_detectable(power, need, sigma):
+    """The smallest log-effect whose probability of being called (power(delta), increasing in
+    delta) reaches POWER, by bisection above the band `need`; inf when even a wide one does not."""
+    hi = max(need, 1e-4) * 2 + 8 * sigma
+    if power(hi) < POWER:
+        return math.inf
+    lo = 0.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if power(mid) >= POWER else (mid, hi)
+    return hi
+
+
 def u_power(n1, n2, alpha, shift, draws=DRAWS, seed=SEED):
     """P(p <= alpha) of the two-sided U test for normal samples whose means differ by `shift` σ."""
     x, y = _draws(n1, n2, draws, seed)
