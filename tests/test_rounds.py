@@ -45,7 +45,7 @@ def test_schedule_refuses_duplicates_and_no_rounds():
 
 
 def test_rounds_for_profile():
-    assert rounds.rounds_for("quick") == 6 and rounds.rounds_for("quick", 7) == 7
+    assert rounds.rounds_for("quick") == 10 and rounds.rounds_for("quick", 7) == 7
     with pytest.raises(InputError):
         rounds.rounds_for("fast")
 
