@@ -161,11 +161,12 @@ def explained_pair(tmp_path, metal, box, extra_rows, seed):
     return explain.explain(t, t.configs, explain.load_rules())
 
 
-def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None):
+def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None, rounds_record=False):
     """A lab run directory: metal, metal-aa and container-nolimit measured in interleaved rounds.
     Every round has a shared drift factor (the machine's speed that moment) that hits all three.
     effect=(name prefix, factor) changes those rows of the container; metal_spell=(name prefix,
-    factor) slows those rows of metal alone (its pass ran in slow spells)."""
+    factor) slows those rows of metal alone (its pass ran in slow spells). rounds_record: write
+    rounds.json too (which round each value is from), so the run is decided paired by round."""
     rng = random.Random(seed)
     run.mkdir(parents=True, exist_ok=True)
     drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
@@ -183,6 +184,14 @@ def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spel
                     scale = [x * (metal_spell[1] if unit != "B/s" else 1 / metal_spell[1]) for x in scale]
                 units[unit] = [v * (x if unit != "B/s" else 1 / x) for v, x in zip(vals, scale)]
         write(run / f"{target}.txt", cfg, benches)
+    if rounds_record:
+        import json
+
+        targets = ["metal", "metal-aa", "container-nolimit"]
+        (run / "rounds.json").write_text(json.dumps({
+            "schema": "vmparity-rounds/1", "partial": False, "missing-rounds": {},
+            "hosts": {"localhost": [{"round": k, "seed": seed, "order": random.Random(k).sample(targets, 3)}
+                                    for k in range(1, count + 1)]}}), encoding="utf-8")
     return run
 
 

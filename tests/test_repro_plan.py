@@ -62,12 +62,13 @@ def test_bad_variants_file_is_named_with_its_line(cli, tmp_path):
 
 
 def test_a_scenario_that_needs_more_rounds_raises_the_run_s_rounds(run_plan, tmp_path):
-    # seed 003's interval needs 10 against 10 repetitions to be decided: the quick profile's 5 are raised to 10
-    code, out, err = run_plan()
+    # seed 003's interval needs 10 against 10 repetitions to be decided: the smoke profile's 1 is raised to 10
+    code, out, err = run_plan("--profile", "smoke")
     assert code == 0, err
     assert json.loads(out)["bench_count"] == 10
-    code, out, err = run_plan("--profile", "full")  # 10 already: the profile decides
-    assert code == 0 and "bench_count" not in json.loads(out)
+    for profile in ("quick", "full"):  # 10 already: the profile decides
+        code, out, err = run_plan("--profile", profile)
+        assert code == 0 and "bench_count" not in json.loads(out)
     code, out, err = run_plan("--targets", "guest-nosmt", "--scenarios", str(only_seed_002(tmp_path)))
     assert code == 0 and "bench_count" not in json.loads(out)
     code, out, err = run_plan("--profile", "fast")

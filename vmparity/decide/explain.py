@@ -232,7 +232,7 @@ def findings(table, within=None):
             d = r.deltas.get(col)
             if d is not None and d.comparison.significant and d.within_noise:
                 if within is not None:
-                    mde = model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2) if model else None
+                    mde = model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col) if model else None
                     within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde))
             elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))

@@ -52,12 +52,23 @@ def lines(table, explained):
         for m in table.noise:
             out.append(f"A/A noise ({m.aa} vs {m.metal}): {m.significant} of {m.rows} rows "
                        f"({100 * m.share:.1f} %) differ significantly")
+            if paired_aa(m):
+                out.append("  " + paired_aa(m))
     else:
         out.append("A/A noise: no A/A control in this run (differences are not checked against noise)")
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained} unexplained, {f.within} within noise")
     return out + sensitivity_lines(table)
+
+
+def paired_aa(m):
+    """The paired rule's own false-alarm figure (decide/paired.py), "" for a model without it."""
+    pm = getattr(m, "paired", None)
+    if pm is None or not pm.rows:
+        return ""
+    return (f"round by round (the rule of every row with enough paired rounds): {len(pm.beyond_rows)} of "
+            f"{pm.rows} A/A rows ({100 * pm.share:.1f} %) beyond noise")
 
 
 def ab_lines(ab):
@@ -99,7 +110,7 @@ def sensitivity(table):
             if spreads is None:
                 spreads = r.spreads
             per.setdefault((col, family(r.name), r.unit), []).append(
-                m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2))
+                m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2, target=col))
     out = []
     for (col, fam, unit), v in per.items():
         finite = [x for x in v if math.isfinite(x)]

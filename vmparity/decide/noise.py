@@ -129,7 +129,7 @@ class NoiseModel:
             return pct  # no A/A value for this row: metal is the only baseline there is
         return ((1 + pct / 100) / (1 + aa / 100) - 1) * 100
 
-    def mde(self, name, unit, target_spread=None, n_target=None):
+    def mde(self, name, unit, target_spread=None, n_target=None, target=None):
         """The smallest change in % (either direction) this run calls beyond noise with
         sensitivity.POWER on this row; inf when the row's samples can never reach α.
 
@@ -137,7 +137,8 @@ class NoiseModel:
         and clear the band against both passes: the observed change, δ plus an
         error of sd `se`, beyond band + |Δ_AA| in the worse direction. The two are
         taken as independent, which understates the power a little (they rise
-        together), so the figure errs on the safe side."""
+        together), so the figure errs on the safe side. `target` names the column
+        (a model whose rows another rule decided, paired.DecidedNoise, needs it)."""
         base = self.base_spread.get((name, unit))
         if base is None or not math.isfinite(base[0]):
             return math.inf

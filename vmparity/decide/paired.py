@@ -30,12 +30,13 @@ both sides is left to the unpaired rule (lab/ab_compare.py says how many).
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from statistics import NormalDist
 
 import numpy as np
 from ..query.names import family
 from ..stats import MAD_NORMAL, mad_factor, sensitivity
+from . import noise
 from .noise import FLOOR_PCT, K_SE, MEDIAN_SE, MIN_FAMILY_ROWS, _scale
 
 _NORMAL = NormalDist()
@@ -59,6 +60,26 @@ def differences(base, head):
     """{round: value} of each side -> the log ratios HEAD/BASE of the rounds both have, in round order."""
     common = sorted(k for k in set(base) & set(head) if base[k] > 0 and head[k] > 0)
     return np.array([math.log(head[k] / base[k]) for k in common])
+
+
+def against_passes(metal, aa, target):
+    """{round: value} of the two passes of metal and of a target -> the target's per-round
+    log ratios against the geometric mean of the passes that round measured (one pass
+    where the other is missing), over the rounds the target and a pass have, in round order.
+    Both passes: a draw of one of them counts half, as the unpaired rule holds a
+    difference against both passes (noise.py)."""
+    out = []
+    for k in sorted(target):
+        passes = [v[k] for v in (metal, aa) if k in v and v[k] > 0]
+        if passes and target[k] > 0:
+            out.append(math.log(target[k]) - sum(math.log(v) for v in passes) / len(passes))
+    return np.array(out)
+
+
+# The spread of a target's per-round ratio against the mean of two passes, for a
+# target no different from metal, is √(1 + 1/2) σ against the A/A pair's √2 σ
+# (independent draws of σ each): the A/A floor scaled by √3 / 2.
+TWO_PASS_FLOOR = math.sqrt(3) / 2
 
 
 def evidence(d):
@@ -86,12 +107,13 @@ class PairedModel:
     run_scale: float = 1.0
     aa_change: dict = field(default_factory=dict)  # (name, unit) -> |Δ_AA| % of the rows in beyond_rows
     family_spread: dict = field(default_factory=dict)  # (base, unit) -> s_AA: median spread of the A/A's d
+    floor_scale: float = 1.0  # s_AA's share that floors a row's spread (TWO_PASS_FLOOR against both passes)
 
     def se(self, name, unit, ev):
         """The standard error (log) of the row's median difference, the family's A/A spread its floor."""
         if not ev.n or not math.isfinite(ev.spread):
             return math.nan
-        s = max(ev.spread, self.family_spread.get((family(name), unit), 0.0))
+        s = max(ev.spread, self.floor_scale * self.family_spread.get((family(name), unit), 0.0))
         return MEDIAN_SE * s / math.sqrt(ev.n)
 
     @property
@@ -154,3 +176,26 @@ def calibrate(aa_differences, alpha):
             model.beyond_rows.append((name, unit, ev.pct, ev.p))
     model.aa_change = {(name, unit): abs(pct) for name, unit, pct, _ in model.beyond_rows}
     return model
+
+
+@dataclass
+class DecidedNoise(noise.NoiseModel):
+    """A table's A/A noise model whose rows the paired rule decided where their rounds pair:
+    its mde is that rule's for those rows (row_mde, keyed by (target, name, unit)), the
+    unpaired rule's for the rest; `paired` is the paired rule's model (its A/A figure)."""
+
+    row_mde: dict = field(default_factory=dict)
+    paired: PairedModel = None
+    paired_rows: dict = field(default_factory=dict)  # target -> rows decided paired by round
+
+    def mde(self, name, unit, target_spread=None, n_target=None, target=None):
+        key = (target, name, unit)
+        if key in self.row_mde:
+            return self.row_mde[key]
+        return super().mde(name, unit, target_spread, n_target)
+
+
+def decided(model, pm, row_mde, paired_rows):
+    """model (noise.NoiseModel) as a DecidedNoise with the paired rule's row figures."""
+    return DecidedNoise(**{f.name: getattr(model, f.name) for f in fields(noise.NoiseModel)},
+                        row_mde=row_mde, paired=pm, paired_rows=paired_rows)

@@ -22,19 +22,16 @@ counts them.
 """
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .. import table
 from ..decide import explain, noise, paired
-from . import rounds
-from ..results import inputs
+from ..results import inputs, round_record
 from ..results.spec import speed_units
 from ..results.targets import aa_control_of, base_side, is_base_side, metal_of
-from ..table import Delta, Row, verdict
-from .. import stats
-from ..stats import sensitivity
+from ..table import paired_rounds
 
 
 @dataclass
@@ -87,7 +84,7 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
     run_table = table.build([heads], by="target", alpha=alpha)
     models = {m.metal: m for m in run_table.noise}
     rules = rules if rules is not None else explain.load_rules()
-    full_record = rounds.load_record(loaded.path) or {}
+    full_record = round_record.load(loaded.path) or {}
     record = full_record.get("ab", {})
     first = next(iter(bases.values()))
     ab = AB(loaded.label, record.get("base-ref") or first.config.get("ab-base-ref", "?"),
@@ -118,7 +115,7 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         pm = ab.aa_paired.get(metal)
         row_mde, counts = _decide_paired(t, target, model, pm, _paired_rows(base_rf, head_rf, full_record), alpha)
         if model is not None:  # what explain reports as a row's smallest change seen: the rule's that decided it
-            t.noise = [_DecidedNoise(**{f.name: getattr(model, f.name) for f in fields(model)}, row_mde=row_mde)]
+            t.noise = [paired.decided(model, pm, {(target, *k): v for k, v in row_mde.items()}, {target: counts[0]})]
         result = explain.explain(t, t.configs, rules)
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
@@ -129,72 +126,20 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
     return ab
 
 
-@dataclass
-class _DecidedNoise(noise.NoiseModel):
-    """The pair's rebased A/A model whose mde is that of the rule that decided each row
-    (the paired rule's where the rounds pair)."""
-
-    row_mde: dict = field(default_factory=dict)
-
-    def mde(self, name, unit, target_spread=None, n_target=None):
-        return self.row_mde.get((name, unit), math.inf)
-
-
-def _rounds_of(record, target):
-    """The rounds whose values target's merged file holds, in file order (None when rounds.json
-    says nothing of the target)."""
-    planned = {rec["round"] for recs in record.get("hosts", {}).values() for rec in recs
-               if target in rec.get("order", ())}
-    if not planned:
-        return None
-    return sorted(planned - set(record.get("missing-rounds", {}).get(target, ())))
-
-
-def _per_round(rf, record):
-    """{(name, unit): {round: value}} of a target's file, only rows with one value per round it holds."""
-    ks = _rounds_of(record, rf.target)
-    if ks is None:
-        return {}
-    out = {}
-    for name, b in rf.benchmarks.items():
-        for unit, values in zip(b.units, b.values):
-            if len(values) == len(ks):
-                out[(name, unit)] = dict(zip(ks, (float(v) for v in values)))
-    return out
-
-
 def _paired_rows(base_rf, head_rf, record):
     """{(name, unit): per-round log ratios head/base} over the rounds both sides measured."""
-    base, head = _per_round(base_rf, record), _per_round(head_rf, record)
+    base, head = round_record.per_round(base_rf, record), round_record.per_round(head_rf, record)
     return {key: paired.differences(base[key], head[key]) for key in base.keys() & head.keys()}
 
 
 def _decide_paired(t, head, model, pm, diffs, alpha):
-    """Replace the pair table's deltas of HEAD by the paired rule's where the rounds pair
-    (paired.py); the rest keep the unpaired rule's. Returns ({(name, unit): mde %}, (paired, unpaired, rounds))."""
-    rows, row_mde = [], {}
-    n_paired = n_unpaired = most = 0
-    for r in t.rows:
-        deltas = dict(r.deltas)
-        d = deltas.get(head)
-        key = (r.name, r.unit)
-        if d is not None:
-            ev = paired.evidence(diffs[key]) if key in diffs and pm is not None else None
-            if ev is not None and sensitivity.signed_rank_reachable(ev.n, alpha):
-                cmp = stats.Comparison(ev.p, ev.n, ev.n, alpha)
-                beyond = pm.beyond(r.name, r.unit, ev)
-                deltas[head] = Delta(cmp, ev.pct, verdict(cmp, ev.pct, r.higher_better),
-                                     cmp.significant and not beyond)
-                row_mde[key] = pm.mde(r.name, r.unit, ev)
-                n_paired += 1
-                most = max(most, ev.n)
-            else:
-                if model is not None:
-                    row_mde[key] = model.mde(r.name, r.unit, r.spreads.get(head), d.comparison.n2)
-                n_unpaired += 1
-        rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
-    t.rows = rows
-    return row_mde, (n_paired, n_unpaired, most)
+    """The pair table's HEAD decided by the paired rule where the rounds pair, the unpaired
+    rule's figure for the rest. Returns ({(name, unit): mde %}, (paired, unpaired, rounds))."""
+    fallback = None
+    if model is not None:
+        def fallback(r, d):
+            return model.mde(r.name, r.unit, r.spreads.get(head), d.comparison.n2)
+    return paired_rounds.decide(t, head, pm, diffs, alpha, fallback)
 
 
 def _median_mde(t, head, row_mde):

@@ -26,9 +26,10 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.targets import head_of
+from ..results import round_record
 from . import disturbed
 
-SCHEMA = "vmparity-rounds/1"
+SCHEMA = round_record.SCHEMA
 AB_FILE = "ab.json"  # the bench role's record of an A/B run's BASE: {base-ref, base-commit}
 
 # Header keys benchrun measures per invocation: they may differ between
@@ -291,13 +292,7 @@ def _json(path):
 
 def load_record(run_dir):
     """rounds.json of a stored run, or None for a run measured before rounds."""
-    p = Path(run_dir) / "rounds.json"
-    if not p.is_file():
-        return None
-    rec = _json(p)
-    if rec.get("schema") != SCHEMA:
-        raise InputError(p, f"expected schema {SCHEMA!r}, got {rec.get('schema')!r}")
-    return rec
+    return round_record.load(run_dir)
 
 
 # The lab's rounds per profile, one repetition each. benchrun alone repeats

@@ -100,7 +100,7 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
         for t in targets:
             d = r.deltas.get(t)
             if d is not None:
-                mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2)
+                mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2, target=t)
     for t in targets:
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))

@@ -25,6 +25,14 @@ def noise(ctx):
                    f"than its row's band against both passes of {md_code(m.metal)}: max({FLOOR_PCT:g} %, {K_SE:g} "
                    f"standard errors of the change, from the row's own repetitions, widened by what the A/A control "
                    f"shows for its benchmark); smaller ones are listed as within noise (docs/noise.md).")
+        pm = getattr(m, "paired", None)
+        if pm is not None and pm.rows:
+            out.append(f"Rows measured in enough rounds on both sides (six or more; TCG guests take part in three) "
+                       f"are decided **round by round** instead: the target's ratio to both passes of "
+                       f"{md_code(m.metal)} in each round, so a slow spell the round shared cancels; the signed-rank "
+                       f"test on those ratios and a band from their spread, calibrated on the A/A pair's own rounds. "
+                       f"Under that rule the A/A control is beyond noise in **{len(pm.beyond_rows)} of {pm.rows} rows "
+                       f"({100 * pm.share:.1f} %)** (docs/noise.md, \"Paired by round\").")
     for f in figures.per_target(t, ctx.explained):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "

@@ -20,6 +20,7 @@ from ._cellpool import CellPool
 from ._layout import Layout
 from ..results.targets import is_aa_control, is_lab_metal
 from ._rowstore import RowStore
+from . import paired_rounds
 from ._row import Delta, Row, verdict  # noqa: F401  (table.Row, table.Delta: views and tests build them; ab_compare re-decides)
 
 
@@ -103,6 +104,8 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     base = columns[0]
     if col_spec == "target":
         noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
+        if len(inputs) == 1 and inputs[0].is_run:
+            paired_rounds.apply_in_run(table, inputs[0])
     if crossrun.applies(inputs, layout):
         history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]

@@ -1,0 +1,73 @@
+"""A lab run's targets against metal, paired by round (vmparity/table/paired_rounds.py,
+docs/noise.md "Paired by round"): the slow spells a round shares cancel in the per-round
+ratio against both passes of metal, a real change stands out, and rows whose rounds do not
+pair keep the unpaired rule."""
+
+import json
+import math
+
+import resultgen as g
+from vmparity import table
+from vmparity.decide import figures, paired
+from vmparity.results import inputs
+
+# rounds that drift together by up to ±8 % (a shared host's slow spells), each value ±0.5 % of its own
+SPELLS = dict(count=10, noise=0.005, drift=0.08)
+TARGET = "container-nolimit"
+
+
+def _table(run):
+    return table.build([inputs.load(run)], by="target")
+
+
+def _beyond(t, col=TARGET):
+    return {(r.name, r.unit): r.deltas[col] for r in t.rows
+            if col in r.deltas and r.deltas[col].comparison.significant and not r.deltas[col].within_noise}
+
+
+def test_a_real_5_percent_is_found_through_shared_slow_spells(tmp_path):
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True, **SPELLS)
+    t = _table(run)
+    model = t.noise[0]
+    assert isinstance(model, paired.DecidedNoise) and model.paired_rows[TARGET] == len(t.rows)
+    found = _beyond(t)
+    snowflake = {k for k in found if "Snowflake" in k[0]}
+    assert len(snowflake) == 8 and all(found[k].verdict == "worse" and 4 < found[k].pct < 6 for k in snowflake)
+    assert set(found) == snowflake  # nothing else moved
+    assert all(found[k].comparison.n1 == 10 for k in found)
+    # the same run without rounds.json is decided unpaired: the spells hide the change there
+    (run / "rounds.json").unlink()
+    assert len({k for k in _beyond(_table(run)) if "Snowflake" in k[0]}) < 4
+
+
+def test_the_same_code_through_shared_slow_spells_is_quiet(tmp_path):
+    for seed in (3, 5, 7):
+        t = _table(g.lab_run(tmp_path / f"r{seed}-lab-quick", seed=seed, rounds_record=True, **SPELLS))
+        assert _beyond(t) == {}, seed
+        assert t.noise[0].paired.beyond_rows == [], seed
+
+
+def test_the_sensitivity_figures_are_the_paired_rules(tmp_path):
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, **SPELLS)
+    paired_mde = {f.family: f.median for f in figures.sensitivity(_table(run)) if f.target == TARGET}
+    (run / "rounds.json").unlink()
+    unpaired_mde = {f.family: f.median for f in figures.sensitivity(_table(run)) if f.target == TARGET}
+    assert paired_mde.keys() == unpaired_mde.keys()
+    assert all(math.isfinite(v) and v < 5 for v in paired_mde.values())
+    assert all(paired_mde[k] < unpaired_mde[k] / 2 for k in paired_mde)
+
+
+def test_rows_whose_values_do_not_match_the_rounds_keep_the_unpaired_rule(tmp_path):
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True, **SPELLS)
+    rec = json.loads((run / "rounds.json").read_text())
+    for r in rec["hosts"]["localhost"][3:]:  # the container took part in three rounds only, its file says ten
+        r["order"] = [x for x in r["order"] if x != TARGET]
+    (run / "rounds.json").write_text(json.dumps(rec))
+    t = _table(run)
+    assert t.noise[0].paired_rows.get(TARGET, 0) == 0
+    assert all(r.deltas[TARGET].comparison.n1 == 10 for r in t.rows if TARGET in r.deltas)  # the U test's n
+
+
+def test_against_passes_uses_the_passes_each_round_has():
+    d = paired.against_passes({1: 10.0, 2: 10.0}, {1: 40.0, 3: 10.0}, {1: 22.0, 2: 11.0, 3: 9.0, 4: 5.0})
+    assert [round(x, 6) for x in d] == [round(math.log(22 / 20), 6), round(math.log(1.1), 6), round(math.log(0.9), 6)]

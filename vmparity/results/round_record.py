@@ -1,0 +1,56 @@
+"""Which round each value of a stored run came from: the run's rounds.json.
+
+The lab measures one repetition per target per round (lab/rounds.py) and
+merges a target's rounds into one file in round order: a re-measured job in
+its round's place, missing rounds left out. So the i-th value of a row is the
+i-th round rounds.json planned for the target and does not list as missing.
+Readers that decide round by round (the paired rule, decide/paired.py) use
+this; a row whose values do not match those rounds (a fill-in, a hand-made
+file) is not paired.
+"""
+
+import json
+from pathlib import Path
+
+from ..errors import InputError
+
+SCHEMA = "vmparity-rounds/1"
+FILE = "rounds.json"
+
+
+def load(run_dir):
+    """rounds.json of a stored run, or None for a run measured before rounds."""
+    p = Path(run_dir) / FILE
+    if not p.is_file():
+        return None
+    try:
+        rec = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(p, f"expected a JSON record of the bench role: {e}") from None
+    if not isinstance(rec, dict) or rec.get("schema") != SCHEMA:
+        got = rec.get("schema") if isinstance(rec, dict) else type(rec).__name__
+        raise InputError(p, f"expected schema {SCHEMA!r}, got {got!r}")
+    return rec
+
+
+def rounds_of(record, target):
+    """The rounds whose values target's merged file holds, in file order (None when the
+    record says nothing of the target)."""
+    planned = {rec["round"] for recs in record.get("hosts", {}).values() for rec in recs
+               if target in rec.get("order", ())}
+    if not planned:
+        return None
+    return sorted(planned - set(record.get("missing-rounds", {}).get(target, ())))
+
+
+def per_round(rf, record):
+    """{(name, unit): {round: value}} of a target's file: only rows with one value per round it holds."""
+    ks = rounds_of(record, rf.target)
+    if ks is None:
+        return {}
+    out = {}
+    for name, b in rf.benchmarks.items():
+        for unit, values in zip(b.units, b.values):
+            if len(values) == len(ks):
+                out[(name, unit)] = dict(zip(ks, (float(v) for v in values)))
+    return out

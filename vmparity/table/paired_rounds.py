@@ -1,0 +1,80 @@
+"""Deciding a table's rows round by round (decide/paired.py) where its rounds pair.
+
+Two users: a lab run's targets against metal (`apply_in_run`: every report,
+`vmparity noise` and the planted-effect trials build their run table through
+table.build, which calls it), and an A/B run's HEAD against its BASE side
+(lab/ab_compare.py calls `decide`). A row whose rounds do not pair, or with
+fewer paired rounds than the signed-rank test needs to reach α (TCG guests
+take part in three), keeps the unpaired rule's delta (decide/noise.py).
+"""
+
+from ..decide import paired
+from ..results import round_record
+from ..results.targets import is_aa_control, is_lab_metal, metal_of
+from ..stats import Comparison, sensitivity
+from ._row import Delta, Row, verdict
+
+
+def decide(t, col, pm, diffs, alpha, fallback_mde=None):
+    """Replace column col's deltas in t by the paired rule's (model pm) where diffs
+    {(name, unit): per-round log ratios} reach α; fallback_mde(row, delta) gives the
+    rest's figure. Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
+    rows, row_mde = [], {}
+    n_paired = n_unpaired = most = 0
+    for r in t.rows:
+        d = r.deltas.get(col)
+        key = (r.name, r.unit)
+        if d is None:
+            rows.append(r)
+            continue
+        ev = paired.evidence(diffs[key]) if key in diffs and pm is not None else None
+        if ev is not None and sensitivity.signed_rank_reachable(ev.n, alpha):
+            cmp = Comparison(ev.p, ev.n, ev.n, alpha)
+            beyond = pm.beyond(r.name, r.unit, ev)
+            deltas = dict(r.deltas)
+            deltas[col] = Delta(cmp, ev.pct, verdict(cmp, ev.pct, r.higher_better), cmp.significant and not beyond)
+            rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
+            row_mde[key] = pm.mde(r.name, r.unit, ev)
+            n_paired += 1
+            most = max(most, ev.n)
+        else:
+            if fallback_mde is not None:
+                row_mde[key] = fallback_mde(r, d)
+            n_unpaired += 1
+            rows.append(r)
+    t.rows = rows
+    return row_mde, (n_paired, n_unpaired, most)
+
+
+def apply_in_run(t, inp):
+    """A lab run's table (columns by target, metal first, its A/A pass among them, one
+    run): each target's rows decided against both passes of metal round by round where
+    they pair, λ and the floor from the A/A pair's own rounds (docs/noise.md, "Paired by
+    round"). The table's noise model becomes a paired.DecidedNoise. Nothing changes for a
+    run without rounds.json or a table without an A/A model."""
+    if not t.noise:
+        return
+    record = round_record.load(inp.path)
+    if not record:
+        return
+    model = t.noise[0]
+    files = {rf.target: rf for rf in inp.files}
+    if model.metal not in files or model.aa not in files:
+        return
+    values = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
+    metal, aa = values[model.metal], values[model.aa]
+    pm = paired.calibrate({key: paired.differences(metal[key], aa[key]) for key in metal.keys() & aa.keys()},
+                          t.alpha)
+    pm.floor_scale = paired.TWO_PASS_FLOOR
+    row_mde, counts = {}, {}
+    metals = [c for c in t.columns if is_lab_metal(c)]
+    for col in t.columns[1:]:
+        if is_aa_control(col) or col not in values or metal_of(col, metals) != model.metal:
+            continue
+        own = values[col]
+        diffs = {key: paired.against_passes(metal.get(key, {}), aa.get(key, {}), own[key]) for key in own}
+        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha)
+        row_mde.update({(col, *key): v for key, v in mdes.items()})
+        counts[col] = n_paired
+    t.noise = [paired.decided(model, pm, row_mde, counts), *t.noise[1:]]
+
