@@ -43,6 +43,23 @@ def test_an_effect_below_the_noise_is_not_found(tmp_path):
     assert e.planted > 0 and e.found == 0 and e.detectable == 0
 
 
+def test_rows_that_already_differ_are_not_planted_into(tmp_path):
+    # the container's snowflake rows are 30 % slower than metal already: +20 % more says nothing of power
+    res = trials.run_trials(_run(tmp_path, effect=("Snowflake", 1.3)), effects=(20.0,), rows=50, trials=1, seed=3)
+    (e,) = res.effects
+    assert res.excluded["container-nolimit"] == 8  # the eight snowflake benchmarks
+    assert e.planted > 0 and e.found == e.planted
+    assert e.unplanted == e.unplanted_beyond == 8  # the snowflake rows stay beyond, unplanted
+
+
+def test_a_run_decided_round_by_round_reports_that_rules_false_alarms(tmp_path):
+    run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=4, count=10, noise=0.005, drift=0.08, rounds_record=True)
+    res = trials.run_trials(run, effects=(5.0,), rows=10, trials=2, seed=3)
+    assert res.paired and res.aa_rows > 0 and res.aa_significant == 0
+    (e,) = res.effects
+    assert e.found == e.planted  # ±8 % drift shared by the round: the paired rule sees 5 %
+
+
 def test_seeded_and_reproducible(tmp_path, cli):
     run = _run(tmp_path)
     a = cli("power", run, "--effects", "5,-5", "--rows", "6", "--trials", "2", "--format", "json")

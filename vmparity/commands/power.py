@@ -22,7 +22,9 @@ def text(res, out):
     out.write(f"false alarms: the A/A control {how} in {res.aa_significant} of {res.aa_rows} rows "
               f"({_share(res.aa_significant, res.aa_rows)})\n")
     for target, (beyond, n) in res.run_beyond.items():
-        out.write(terminal(f"{target} before planting: {beyond} of {n} rows beyond noise ({_share(beyond, n)})") + "\n")
+        skipped = res.excluded.get(target, 0)
+        out.write(terminal(f"{target} before planting: {beyond} of {n} rows beyond noise ({_share(beyond, n)})"
+                           + (f"; their {skipped} benchmark(s) are not planted into" if skipped else "")) + "\n")
     out.write(f"\n{'target':<22} {'effect':>7} {'planted':>8} {'found':>6} {'recall':>7}   "
               f"{'MDE <= effect: found':>22}   {'unplanted beyond noise':>22}\n")
     for e in res.effects:
@@ -37,7 +39,8 @@ def as_json(res, out):
         "schema": "vmparity-power/1", "run": res.run, "seed": res.seed, "rows-per-trial": res.rows,
         "trials": res.trials, "baseline": res.baseline,
         "aa": {"rows": res.aa_rows, "significant": res.aa_significant, "paired": res.paired},
-        "before-planting": {t: {"beyond-noise": b, "rows": n} for t, (b, n) in res.run_beyond.items()},
+        "before-planting": {t: {"beyond-noise": b, "rows": n, "benchmarks-not-planted": res.excluded.get(t, 0)}
+                            for t, (b, n) in res.run_beyond.items()},
         "effects": [{"target": e.target, "effect-pct": e.effect, "planted": e.planted, "found": e.found,
                      "recall": e.recall, "mde-at-most-effect": e.detectable, "mde-at-most-effect-found": e.detectable_found,
                      "unplanted": e.unplanted, "unplanted-beyond-noise": e.unplanted_beyond} for e in res.effects],

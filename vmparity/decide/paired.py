@@ -141,7 +141,10 @@ class PairedModel:
         independent, which errs on the safe side); inf when n rounds can never reach α."""
         if not sensitivity.signed_rank_reachable(ev.n, self.alpha) or not math.isfinite(ev.spread):
             return math.inf
-        sigma, se = ev.spread, self.se(name, unit, ev)
+        # the row's spread, floored as se floors it: ten ratios can agree by luck, and the
+        # test's power at the row's own spread would then promise more than it finds
+        sigma = max(ev.spread, self.floor_scale * self.family_spread.get((family(name), unit), 0.0))
+        se = self.se(name, unit, ev)
         need = math.log1p(self.band(name, unit, ev) / 100)
 
         def power(delta):

@@ -66,6 +66,7 @@ class PowerResult:
     aa_significant: int = 0  # A/A rows called different (an A/B run: beyond noise under the paired rule)
     paired: bool = False  # an A/B run, decided paired by round
     run_beyond: dict = field(default_factory=dict)  # target -> (beyond noise, rows) in the unplanted run
+    excluded: dict = field(default_factory=dict)  # target -> benchmarks not planted into: they differ already
     effects: list = field(default_factory=list)  # EffectResult
 
 
@@ -94,7 +95,11 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
                              f"{', '.join(default_targets(base.columns, kinds)) or '(none)'}")
     if not targets:
         raise InputError(run, "no target to plant into (only metal, its A/A pass and TCG guests)")
-    res = PowerResult(str(loaded.path), seed, rows, trials, model.metal, model.rows, model.significant)
+    pm = getattr(model, "paired", None)
+    if pm is not None and pm.rows:  # the A/A figure of the rule that decides: round by round
+        res = PowerResult(str(loaded.path), seed, rows, trials, model.metal, pm.rows, len(pm.beyond_rows), paired=True)
+    else:
+        res = PowerResult(str(loaded.path), seed, rows, trials, model.metal, model.rows, model.significant)
     mde = {}
     for r in base.rows:
         for t in targets:
@@ -105,14 +110,26 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
     _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
-           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha))
+           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha), _differing(base, targets))
     return res
 
 
-def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide):
+def _differing(t, targets):
+    """{target: benchmark names with a speed row beyond noise in the unplanted table t}."""
+    speed = speed_units()
+    return {c: {r.name for r in t.rows if r.unit in speed and c in r.deltas
+                and r.deltas[c].comparison.significant and not r.deltas[c].within_noise} for c in targets}
+
+
+def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing=None):
     """Each trial: `rows` benchmarks of a target (drawn from those its reference target
-    `reference(t)` has too) scaled by the effect in a copy of the run; decide(copy, t)
-    gives the table the report would, and _count counts what it found."""
+    `reference(t)` has too, and that do not already differ from it beyond noise:
+    `differing` {target: names}) scaled by the effect in a copy of the run; decide(copy, t)
+    gives the table the report would, and _count counts what it found.
+
+    Why not the rows that already differ: a row of a container 30 % faster than metal
+    (its smaller fence buffer, say) with +20 % planted is still faster, and not finding
+    it "worse" says nothing of the rule's power. Their number is in res.excluded."""
     files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
@@ -121,8 +138,10 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")
             higher = [u for u, h in rf.declared_units.items() if h]
+            skip = (differing or {}).get(t, set())
             candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
-                                 if name in files[reference(t)].benchmarks})
+                                 if name in files[reference(t)].benchmarks and name not in skip})
+            res.excluded[t] = len(skip)
             for effect in effects:
                 er = EffectResult(t, effect)
                 for k in range(trials):
@@ -187,6 +206,7 @@ def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
             # the pair's own figure: the paired rule's where the rounds pair (ab_compare, decide/paired.py)
             mde[(t, r.name, r.unit)] = p.row_mde.get((r.name, r.unit), float("inf"))
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+    differing = {t: _differing(pairs[t].table, [t])[t] for t in targets}
     _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
-           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table)
+           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table, differing)
     return res
