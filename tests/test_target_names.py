@@ -92,3 +92,21 @@ def test_the_roles_get_names_and_kinds_from_the_filter_plugin(tmp_path):
     assert json.loads(task["hosts"]["localhost"]["msg"]) == {
         "metal": "metal-rack02", "guest": "guest-nosmt-rack02", "container": "container-quota",
         "kinds": ["tcg-guest", "kvm-guest", "container"]}
+
+
+def test_a_target_with_a_fix_applied_is_measured_only_when_named():
+    # lab verify leaves `<target>+<fix>` targets running; the next lab-up must not measure them
+    import importlib.util
+    from pathlib import Path
+
+    from vmparity.results.targets import is_intervention
+
+    assert is_intervention("container-quota+seccomp-unconfined") and not is_intervention("container-quota")
+    assert not is_intervention("guest-nosmt~base") and not is_intervention("metal-rack1")
+    path = Path(__file__).resolve().parent.parent / "ansible/roles/bench/filter_plugins/vmparity_lab.py"
+    spec = importlib.util.spec_from_file_location("vmparity_lab_filters", path)
+    filters = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(filters)
+    without = filters.FilterModule().filters()["vmparity_without_interventions"]
+    assert without(["metal", "metal-aa", "guest-hpet-clock", "guest-hpet-clock+clocksource-tsc"]) == [
+        "metal", "metal-aa", "guest-hpet-clock"]

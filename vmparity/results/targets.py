@@ -107,6 +107,17 @@ def metal_of(target, metals):
     return max(fits, key=lambda m: len(host_suffix(m))) if fits else None
 
 
+# `vmparity lab verify` measures a target with one fix applied as a target of
+# its own, `<target>+<fix>` (guest-hpet-clock+clocksource-tsc). A lab run
+# measures such a target only when named (bench_targets_only): one left running
+# by a verify must not join the next lab-up's rounds.
+INTERVENTION_SEP = "+"
+
+
+def is_intervention(target):
+    return INTERVENTION_SEP in target
+
+
 # A/B in one run (`make lab-ab BASE=<ref>`): every target runs the suite built
 # at BASE beside the working tree's, and the BASE side is stored as a target of
 # its own, `<target>~base`. `~` is no part of any other name (rack suffixes are

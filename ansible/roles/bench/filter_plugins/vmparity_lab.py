@@ -2,7 +2,7 @@
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
 from vmparity.lab import rounds
-from vmparity.results.targets import aa_control_of, base_side, head_of
+from vmparity.results.targets import aa_control_of, base_side, head_of, is_intervention
 
 
 def vmparity_schedule(targets, count, seed, rounds_by_kind=None):
@@ -15,6 +15,11 @@ def vmparity_schedule(targets, count, seed, rounds_by_kind=None):
     return [{"round": k, "order": order} for k, order in enumerate(plan, 1)]
 
 
+def vmparity_without_interventions(targets):
+    """The names of targets that are not a target with a fix applied (`<target>+<fix>`)."""
+    return [t for t in targets if not is_intervention(t)]
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -24,6 +29,7 @@ class FilterModule:
             "vmparity_aa_control": aa_control_of,
             "vmparity_base_side": base_side,
             "vmparity_head_of": head_of,
+            "vmparity_without_interventions": vmparity_without_interventions,
             "vmparity_relabel": rounds.relabel,
             "vmparity_host_failed": rounds.host_failed,
         }
