@@ -160,6 +160,16 @@ def test_fence_buffer_size_gives_a_container_the_room_for_metals_buffer_and_says
     assert "a guest's memory is RAM its kernel uses, not a cap" in why
 
 
+def test_vdso_fallback_claims_only_the_clocks_that_read_the_clocksource(tmp_path):
+    guest = dict(resultgen.HPET_GUEST, target="guest-hpet-clock")
+    rows = [_finding(f"BenchmarkClock/clock={c}/path={p}") for c in ("monotonic", "monotonic-raw", "realtime",
+                                                                    "boottime", "gettimeofday", "monotonic-coarse", "time")
+            for p in ("vdso", "syscall")] + [_finding("BenchmarkClock/clock=rdtsc/path=insn")]
+    plan = _plan(tmp_path, _explained(explain.load_rules(), guest, rows))
+    claimed = {name for name, _ in _entry(plan, "guest-hpet-clock", "vdso-fallback")["rows"]}
+    assert len(claimed) == 10 and not any(c in n for n in claimed for c in ("coarse", "clock=time/", "rdtsc"))
+
+
 def test_not_testable_reasons(tmp_path):
     rules = explain.load_rules()
     tcg = dict(resultgen.NOSMT_GUEST, **{"nt-threshold": resultgen.METAL["nt-threshold"]})
