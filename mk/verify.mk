@@ -7,6 +7,7 @@
 # both reports show it (docs/lab.md, "Verified explanations").
 #   make lab-verify                                         the newest lab run, every intervention
 #   make lab-verify LAB_VERIFY_RUN=<id> LAB_VERIFY_TARGETS="guest-hpet-clock container-*"
+#   make lab-verify LAB_VERIFY_REDERIVE=1                   the plan derived again with today's rules
 
 LAB_VERIFY_RUN     ?=
 LAB_VERIFY_TARGETS ?=
@@ -15,6 +16,9 @@ LAB_VERIFY_ROUNDS  ?= 5
 LAB_VERIFY_BISECT  ?= 0
 LAB_VERIFY_PROFILE ?= $(PROFILE)
 LAB_VERIFY_DIR     ?= $(BUILD)/lab-verify
+# Non-empty: derive the plan again from the run's explanations (the rules changed since it was stored);
+# the verify runs that measured the old plan keep their own copy of it.
+LAB_VERIFY_REDERIVE ?=
 # The build steps first (the lab test, which made them already, sets it empty).
 LAB_VERIFY_BUILD   ?= $(LAB_BUILD)
 
@@ -29,7 +33,8 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
 	rm -rf $(LAB_VERIFY_DIR); \
 	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" \
-	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) --write $(LAB_VERIFY_DIR)); \
+	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) $(if $(strip $(LAB_VERIFY_REDERIVE)),--rederive) \
+	  --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
 	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS); \
 	echo "==> lab-verify: verdicts"; \

@@ -19,10 +19,14 @@ RUN = "2026-11-25T10-00-00Z-lab-quick"
 
 def test_every_shipped_rule_says_how_the_lab_tests_it():
     for rule in explain.load_rules():
-        assert ("intervention" in rule) != ("not-testable" in rule), rule["id"]
+        assert "intervention" in rule or "not-testable" in rule, rule["id"]
     kinds = {r["id"]: r["intervention"]["kind"] for r in explain.load_rules() if "intervention" in r}
     assert kinds == {"nt-threshold": "env", "vdso-fallback": "guest", "cpu-quota": "env",
-                     "seccomp-syscalls": "container", "spec-store-bypass": "container", "cpu-throttling": "container"}
+                     "seccomp-syscalls": "container", "spec-store-bypass": "container", "cpu-throttling": "container",
+                     "fence-buffer-size": "container"}
+    # a reason beside an intervention is for the targets it does not fit: fence-buffer-size's for a guest
+    both = {r["id"] for r in explain.load_rules() if "intervention" in r and "not-testable" in r}
+    assert both == {"fence-buffer-size"}
 
 
 def _rules_file(tmp_path, block):
@@ -37,7 +41,7 @@ def _rules_file(tmp_path, block):
     ({"intervention": {"kind": "env", "name": "x", "env": {"lower": "1"}}}, "intervention env 'lower'"),
     ({"intervention": {"kind": "env", "name": "x", "set": {"hpet": False}}}, "unknown key(s) set"),
     ({"intervention": {"kind": "guest", "name": "x"}}, "needs a non-empty mapping"),
-    ({"intervention": {"kind": "guest", "name": "x", "set": {"hpet": False}}, "not-testable": "no"}, "not both"),
+    ({"intervention": {"kind": "guest", "name": "x", "set": {"hpet": False}}, "not-testable": ""}, "must be the reason"),
     ({"not-testable": ""}, "must be the reason"),
     ({"intervention": {"kind": "env", "name": "{{ x", "env": {"A": "1"}}}, "intervention template error"),
 ])
@@ -136,6 +140,34 @@ def test_container_interventions_unconfined_and_no_quota(tmp_path):
     resolved = variants.containers_for_host(tmp_path / "files" / "containers.yml", 2)
     assert resolved["quota+seccomp-unconfined"]["seccomp"] == "unconfined"
     assert resolved["quota+no-quota"]["cpus"] is None and resolved["quota"]["cpus"] == 1.0
+
+
+def test_fence_buffer_size_gives_a_container_the_room_for_metals_buffer_and_says_why_not_for_a_guest(tmp_path):
+    rules = explain.load_rules()
+    llc = [_finding("BenchmarkFence/work=llc/barrier=none", "ns/iter", pct=-33.0, verdict="better")]
+    metal = dict(resultgen.METAL, **{"fence-llc-buffer-bytes": "1073741824 (capped)"})
+    box = dict(resultgen.QUOTA_CONTAINER, **{"fence-llc-buffer-bytes": "67108864 (cgroup room, capped)"})
+    guest = dict(resultgen.NOSMT_GUEST, **{"fence-llc-buffer-bytes": "268435456 (MemAvailable, capped)"})
+    plan = _plan(tmp_path, _explained(rules, box, llc, A=metal) + _explained(rules, guest, llc, A=metal))
+    item = _item(plan, _entry(plan, "container-quota", "fence-buffer-size")["intervention"])
+    assert item["target"] == "container-quota+memory-9216m"
+    assert item["changes"] == [{"field": "memory_mib", "from": 1024, "to": 9216}]
+    verify.files(plan, [item], tmp_path / "files")
+    from vmparity.lab import variants
+    assert variants.containers_for_host(tmp_path / "files" / "containers.yml", 2)["quota+memory-9216m"]["memory_mib"] == 9216
+    why = _entry(plan, "guest-nosmt", "fence-buffer-size")["not-testable"]
+    assert why.startswith("the fix is a change of a container's variant, and guest-nosmt is a tcg-guest; ")
+    assert "a guest's memory is RAM its kernel uses, not a cap" in why
+
+
+def test_vdso_fallback_claims_only_the_clocks_that_read_the_clocksource(tmp_path):
+    guest = dict(resultgen.HPET_GUEST, target="guest-hpet-clock")
+    rows = [_finding(f"BenchmarkClock/clock={c}/path={p}") for c in ("monotonic", "monotonic-raw", "realtime",
+                                                                    "boottime", "gettimeofday", "monotonic-coarse", "time")
+            for p in ("vdso", "syscall")] + [_finding("BenchmarkClock/clock=rdtsc/path=insn")]
+    plan = _plan(tmp_path, _explained(explain.load_rules(), guest, rows))
+    claimed = {name for name, _ in _entry(plan, "guest-hpet-clock", "vdso-fallback")["rows"]}
+    assert len(claimed) == 10 and not any(c in n for n in claimed for c in ("coarse", "clock=time/", "rdtsc"))
 
 
 def test_not_testable_reasons(tmp_path):

@@ -3,7 +3,9 @@
 Each rule in rules.yaml whose fix the lab can apply carries, beside its text,
 an `intervention`: the same target with only that change, measured again
 (`vmparity lab verify`). A rule whose fix the lab cannot make says
-`not-testable: <reason>`. Kinds:
+`not-testable: <reason>`; beside an `intervention`, `not-testable` is the
+reason for the targets the intervention does not fit (a container change
+on a guest). Kinds:
 
     kind: env        env: {VAR: TEMPLATE}   the target's environment (GLIBC_TUNABLES, GOMAXPROCS)
     kind: guest      set: {FIELD: VALUE}    guest variant fields (vm-templates/variants.yml)
@@ -35,8 +37,6 @@ def check(rule, name, where, env):
     """Check a rule's `intervention` / `not-testable` and compile its templates
     (into rule['_intervention']); InputError naming the file and the rule."""
     block, reason = rule.get("intervention"), rule.get("not-testable")
-    if block is not None and reason is not None:
-        raise InputError(where, f"{name}: either `intervention` or `not-testable`, not both")
     if reason is not None and not (isinstance(reason, str) and reason.strip()):
         raise InputError(where, f"{name}: `not-testable` must be the reason, as text")
     if block is None:
@@ -77,7 +77,8 @@ def check(rule, name, where, env):
 def render(rule, A, B, a, b, rows):
     """The intervention for one explanation: {kind, name, env, set, cmdline}; or
     {not-testable: reason} (the rule's own, or none declared); InputError when a
-    template fails on these headers."""
+    template fails on these headers. A `not-testable` beside the intervention
+    comes along as `otherwise`: the reason for a target of another kind."""
     block = rule.get("intervention")
     if block is None:
         return {"not-testable": rule.get("not-testable") or "the rule declares no intervention"}
@@ -102,4 +103,6 @@ def render(rule, A, B, a, b, rows):
         out["set"] = dict(block["set"])
     if "cmdline" in block:
         out["cmdline"] = {k: str(v) for k, v in block["cmdline"].items()}
+    if rule.get("not-testable"):
+        out["otherwise"] = " ".join(rule["not-testable"].split())
     return out

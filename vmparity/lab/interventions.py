@@ -118,6 +118,8 @@ class Builder:
                  "rows": [list(r) for r in sorted({(f.name, f.unit) for f in rows})],
                  "kind": header.get("target-kind", ""), **extra}
         reason = iv.get("not-testable") or _why_not(iv, target, header, self.guests, self.containers)
+        if reason and iv.get("otherwise") and not iv.get("not-testable"):
+            reason = f"{reason}; {iv['otherwise']}"  # the rule's own word on this kind of target
         name = f"{target}+{iv['name']}" if not reason else None
         if not reason:
             item = self.derived.get(name) or {"target": name, "of": target, "kind": iv["kind"], "intervention": iv["name"],
