@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..results import inputs
+from ..results import inputs, round_record
 from ..lab import rounds
 from ..errors import InputError
 from ..results.check import check
@@ -107,7 +107,7 @@ def _fill_in_record(final, parsed, new_text):
     that is not stored or not partial, and a target the run does not miss."""
     if not final.is_dir():
         raise InputError(final, "--fill-in: no such stored run")
-    old = rounds.load_record(final)
+    old = round_record.load(final)
     if old is None or not old.get("partial"):
         raise InputError(final, "--fill-in: the run is not partial; expected a run whose rounds.json says partial")
     if new_text is None:

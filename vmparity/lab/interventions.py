@@ -22,7 +22,7 @@ from .. import table
 from ..decide import explain, intervention
 from ..errors import InputError
 from ..query.names import job_of
-from ..results import inputs
+from ..results import inputs, jsonfile
 from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, is_aa_control,
                                is_lab_metal, matches)
 from . import bisect, checkout, schema_file, variants
@@ -221,10 +221,7 @@ def read_plan(run_dir):
     path = Path(run_dir) / PLAN_FILE
     if not path.is_file():
         return None
-    try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(path, f"cannot read the verify plan: {e}; expected JSON ({FORMAT})") from None
+    plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})")
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:
         raise InputError(path, f"expected a verify plan with format {FORMAT}")
     return plan

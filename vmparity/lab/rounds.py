@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.targets import head_of
-from ..results import round_record
+from ..results import jsonfile, round_record
 from . import disturbed
 
 SCHEMA = round_record.SCHEMA
@@ -284,15 +284,7 @@ def merge(staging_run):
 
 
 def _json(path):
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(path, f"expected a JSON record of the bench role: {e}") from None
-
-
-def load_record(run_dir):
-    """rounds.json of a stored run, or None for a run measured before rounds."""
-    return round_record.load(run_dir)
+    return jsonfile.read(path, round_record.RECORD_EXPECTED)
 
 
 # The lab's rounds per profile, one repetition each. benchrun alone repeats

@@ -24,7 +24,7 @@ import yaml
 from .. import table
 from ..decide import verification
 from ..errors import InputError
-from ..results import inputs
+from ..results import inputs, jsonfile
 from ..results.targets import container_variant, guest_variant
 from . import interventions
 
@@ -196,7 +196,4 @@ def read_verdicts(run_dir):
 
 
 def _json(path):
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(path, f"cannot read: {e}; expected JSON") from None
+    return jsonfile.read(path, "cannot read: {error}; expected JSON")

@@ -6,7 +6,7 @@ come from result files and process names from the host."""
 import math
 
 from ..decide import figures
-from ..lab import rounds
+from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
 from ..stats.sensitivity import POWER
 from ..render.escape import md_code, md_text
@@ -70,7 +70,7 @@ def _pct(x):
 
 
 def hygiene(ctx):
-    rec = rounds.load_record(ctx.run_dir)
+    rec = round_record.load(ctx.run_dir)
     if rec is None:
         return ("**Rounds:** this run was measured target after target, not in interleaved rounds; drift of the "
                 "machine between targets shows up as differences.\n")

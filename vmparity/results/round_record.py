@@ -9,13 +9,14 @@ this; a row whose values do not match those rounds (a fill-in, a hand-made
 file) is not paired.
 """
 
-import json
 from pathlib import Path
 
 from ..errors import InputError
+from . import jsonfile
 
 SCHEMA = "vmparity-rounds/1"
 FILE = "rounds.json"
+RECORD_EXPECTED = "expected a JSON record of the bench role: {error}"
 
 
 def load(run_dir):
@@ -23,10 +24,7 @@ def load(run_dir):
     p = Path(run_dir) / FILE
     if not p.is_file():
         return None
-    try:
-        rec = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(p, f"expected a JSON record of the bench role: {e}") from None
+    rec = jsonfile.read(p, RECORD_EXPECTED)
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA:
         got = rec.get("schema") if isinstance(rec, dict) else type(rec).__name__
         raise InputError(p, f"expected schema {SCHEMA!r}, got {got!r}")
