@@ -157,3 +157,55 @@ def test_each_target_is_held_against_the_controls_of_its_own_host():
     assert pairs["guest-nosmt-rack1"] == ("metal-rack1", "metal-aa-rack1")
     assert pairs["container-quota-rack10"] == ("metal-rack10", None)  # that host ran no A/A pass
     assert crossrun.controls_of(["metal", "metal-aa", "container-quota"])["container-quota"] == ("metal", "metal-aa")
+
+
+def _scaled(runs, src, out, scale):
+    """A copy of run src as out with rows changed: scale = [(target, pct, benchmark name)]."""
+    for i, (target, pct, name) in enumerate(scale):
+        dst = runs / (out if i == len(scale) - 1 else f"{out}.{i}")
+        plant_slowdown(src, dst, target, pct, keep=lambda n, name=name: n == name)
+        src = dst
+
+
+LLC = "BenchmarkMemcpy/link=static/tunable=default/size=33554432"
+
+
+def test_host_drift_of_a_row_the_target_measures_differently_is_not_its_change(runs):
+    # the container's row runs 40 % faster than metal's in BASE (a buffer that fits the
+    # cache); between the runs metal and metal-aa got 23 % faster on it, the container not
+    make_run(runs, "b0", 1)
+    make_run(runs, "h0", 2)
+    _scaled(runs, runs / "b0", "base", [("container-quota", -40, LLC)])
+    _scaled(runs, runs / "h0", "head", [("container-quota", -40, LLC), ("metal", -23, LLC), ("metal-aa", -23, LLC)])
+    _, cr = judge(runs, "base", "head", history=False)
+    row = {(j.group, j.unit): j for j in cr.rows if j.name == LLC}
+    quota = row[("container-quota", "ns/op")]
+    assert quota.drift_pct < -20 and quota.raw_change_pct is not None and abs(quota.raw_change_pct) < 3
+    assert quota.status != crossrun.CHANGED and abs(quota.change_pct) < 3  # the smaller of the two is shown
+    assert cr.regressions_over(10) == []
+
+
+def test_a_real_shift_on_such_a_row_is_still_found(runs):
+    make_run(runs, "b0", 1)
+    make_run(runs, "h0", 2)
+    _scaled(runs, runs / "b0", "base", [("container-quota", -40, LLC)])
+    # metal 23 % faster, the container 10 % slower than it was: changed with the drift and without it
+    _scaled(runs, runs / "h0", "head", [("container-quota", -40, LLC), ("container-quota", 10, LLC),
+                                         ("metal", -23, LLC), ("metal-aa", -23, LLC)])
+    _, cr = judge(runs, "base", "head", history=False)
+    (quota,) = [j for j in cr.rows if j.name == LLC and j.group == "container-quota" and j.unit == "ns/op"]
+    assert quota.status == crossrun.CHANGED and quota.verdict == "worse"
+    assert 7 < quota.raw_change_pct < 13
+
+
+def test_a_target_that_became_unlike_metal_in_head_keeps_the_drift_correction(runs):
+    # the change under test makes the container 12 % slower on one row while the host got
+    # 10 % faster there: raw +1 %, with the drift out +12 %, and it is found
+    name = "BenchmarkClock/clock=monotonic/path=vdso"
+    make_run(runs, "base", 1)
+    make_run(runs, "h0", 2)
+    _scaled(runs, runs / "h0", "head", [("container-quota", 1, name), ("metal", -10, name), ("metal-aa", -10, name)])
+    _, cr = judge(runs, "base", "head", history=False)
+    (quota,) = [j for j in cr.rows if j.name == name and j.group == "container-quota"]
+    assert quota.raw_change_pct is None  # like metal in BASE: the drift is the host's
+    assert quota.status == crossrun.CHANGED and 10 < quota.change_pct < 14

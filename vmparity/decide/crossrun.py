@@ -23,6 +23,13 @@ physical machine in the stored history, when there is enough of it
 samples and the history say, never the other rows of the target, so a change
 that moves every row of one target is not mistaken for noise.
 
+The drift is metal's workload's. Where the target differs from its metal on
+the row within BASE and within HEAD alike (a container whose fence buffer
+fits in the L3 that metal's 1 GiB one misses), it measures something else
+there, and metal's drift need not be its own: such a row counts as changed
+only when its raw change (without D) is beyond the band as well, in the same
+direction.
+
 What this cannot see: a change that moves every target alike, metal
 included, is indistinguishable from host drift across runs; the summary says
 how far the host moved, and a same-run A/B (BASE and HEAD in one run's
@@ -58,6 +65,7 @@ class RowJudgement:
     verdict: str = None  # better | worse | changed (unit of unknown direction), for CHANGED rows
     n: tuple = ()  # (BASE samples, HEAD samples)
     higher_better: bool = None
+    raw_change_pct: float = None  # the change without the drift, where the target differs from metal in a run
 
 
 @dataclass
@@ -154,7 +162,7 @@ def judge(table, values, exact_units=(), history=None):
         if base in cells and head in cells:
             change[key] = _log_change(cells[base], cells[head])
     family_drift = _family_drift(change, controls)
-    todo = []
+    todo, unlike = [], []  # unlike: (index in todo, [(metal, target) values per run])
     for r in table.rows:
         key = (r.group, r.name, r.unit)
         cells = values.get(key, {})
@@ -178,17 +186,54 @@ def judge(table, values, exact_units=(), history=None):
         j.change_pct = _pct(_log_change(b, hc))
         j.band_pct = max(FLOOR_PCT, eps / 2 + SPREAD_Z * math.hypot(_median_se(b), _median_se(h)),
                          (history or {}).get(key, 0.0))
-        todo.append((j, b, hc, r.higher_better))
-    for (j, b, hc, better), c in zip(todo, stats.compare_many([(b, hc) for j, b, hc, _ in todo], table.alpha)):
+        todo.append((j, b, h, hc, r.higher_better))
+        if drift:
+            metal = values.get((pair[0], r.name, r.unit), {})
+            unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))
+    _drop_drift_where_unlike_metal(todo, unlike, table.alpha)
+    tests = stats.compare_many([(b, hc) for j, b, h, hc, _ in todo], table.alpha)
+    raw = dict(zip((i for i, (j, *_rest) in enumerate(todo) if j.raw_change_pct is not None),
+                   stats.compare_many([(b, h) for j, b, h, hc, _ in todo if j.raw_change_pct is not None],
+                                      table.alpha)))
+    for i, ((j, b, h, hc, better), c) in enumerate(zip(todo, tests)):
         j.p = c.p
-        # a change from (or to) zero has no percentage to hold against the band, as in noise.py
-        if c.significant and (j.change_pct is None or abs(j.change_pct) > j.band_pct):
+        beyond = c.significant and _beyond(j.change_pct, j.band_pct)
+        if beyond and i in raw:  # the drift may not be this row's: changed only if it is changed without it too
+            j.p = max(c.p, raw[i].p)
+            beyond = raw[i].significant and _beyond(j.raw_change_pct, j.band_pct) \
+                and (_median(h) > _median(b)) == (_median(hc) > _median(b))
+            if not beyond:
+                j.change_pct = j.raw_change_pct if abs(j.raw_change_pct or 0) < abs(j.change_pct or 0) else j.change_pct
+        if beyond:
             j.status = CHANGED
             up = _median(hc) > _median(b)
             j.verdict = "changed" if better is None else ("better" if up == better else "worse")
-        elif c.significant:
+        elif c.significant or (i in raw and raw[i].significant):
             j.status = NOISE
     return cr
+
+
+def _beyond(change_pct, band_pct):
+    # a change from (or to) zero has no percentage to hold against the band, as in noise.py
+    return change_pct is None or abs(change_pct) > band_pct
+
+
+def _drop_drift_where_unlike_metal(todo, unlike, alpha):
+    """Mark the rows whose target differs from its metal within BASE and within HEAD (significant
+    and beyond FLOOR_PCT in each): the host drift metal measured there is of another workload (a
+    container's fence buffer that fits in the L3 where metal's does not), so their raw change is
+    kept beside the corrected one (RowJudgement.raw_change_pct) and both must be beyond the band.
+    Both runs, so that the change under test (a target that became unlike metal in HEAD) does
+    not take its own drift correction away."""
+    flat = [(i, m, t) for i, runs in unlike if len(runs) == 2 for m, t in runs]
+    differs = {}
+    for (i, m, t), c in zip(flat, stats.compare_many([(m, t) for _, m, t in flat], alpha)):
+        ratio = _log_change(m, t)
+        differs.setdefault(i, []).append(c.significant and ratio is not None and abs(_pct(ratio)) > FLOOR_PCT)
+    for i, both in differs.items():
+        if all(both):
+            j, b, h = todo[i][0], todo[i][1], todo[i][2]
+            j.raw_change_pct = _pct(_log_change(b, h))
 
 
 def apply(table, cr):
@@ -207,9 +252,9 @@ def apply(table, cr):
 
 def _log_change(b, h):
     mb, mh = _median(b), _median(h)
-    if not (mb > 0 and mh > 0):
+    if not (0 < mb < math.inf and 0 < mh < math.inf):
         return None
-    return math.log(mh / mb)
+    return math.log(mh) - math.log(mb)  # not log(mh / mb): the quotient of extreme values under- or overflows
 
 
 def _median(v):

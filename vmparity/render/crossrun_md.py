@@ -87,6 +87,8 @@ def changed_table(t, cr, budget):
 def within_note(j):
     """What a row within run-to-run noise says instead of worse or better."""
     drift = f"host drift of {j.drift_pct:+.1f} %" if j.drift_pct is not None else "no host drift measured"
+    if j.raw_change_pct is not None:  # crossrun: metal's drift may not be this row's
+        drift += f", {fmt.pct(j.raw_change_pct)} without it: the target differs from metal on this row"
     return f"≈ within run-to-run noise ({drift})"
 
 
