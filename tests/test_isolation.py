@@ -98,7 +98,9 @@ def test_summaries_and_cpu_lists():
     assert iso.parse_cpulist("0-1,4,6-7\n") == {0, 1, 4, 6, 7}
     assert iso.cpulist({0, 2, 3, 4, 7}) == "0,2-4,7"
     p = iso.plan(local_lab(), 203, {0, 1, 2})
-    assert iso.summary(p, {0, 1, 2}) == "serial benchmarks on CPU 2; controller, daemons and idle guests on CPU 0-1"
+    assert iso.summary(p, {0, 1, 2}) == "benchmarks on CPUs 0-2; controller, daemons and idle guests on CPU 0-1"
+    assert iso.summary(p, {0, 1, 2}, pin=True) == ("serial benchmarks on CPU 2; controller, daemons and idle guests "
+                                                   "on CPU 0-1")
     assert iso.summary(p, {0, 1, 2}, guest=True).startswith("the measured guest's qemu on CPUs 0-2; ")
 
 
@@ -121,3 +123,9 @@ def test_confine_then_restore_gives_every_thread_its_mask_back():
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_vcpu_thread_is_known_by_its_name():
+    # libvirt pins these (vcpupin: a cgroup cpuset); they are re-pinned with virsh, not sched_setaffinity
+    assert iso.vcpu_of("CPU 1/TCG\n") == 1 and iso.vcpu_of("CPU 0/KVM") == 0
+    assert iso.vcpu_of("IO mon_iothread") is None and iso.vcpu_of("qemu-system-x86") is None

@@ -377,6 +377,25 @@ func TestPinSerial(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, s)
 		}
 	}
+	// --widen: no pinning, every program on the cpuset's CPUs
+	cmd = exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"w", "--only", "^(snowflake|storefwd)$", "--bench-dir", dir, "--widen")
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	if err := startOn(first, cmd.Start); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, msg.String())
+	}
+	if b, err = os.ReadFile(out + "w"); err != nil {
+		t.Fatal(err)
+	}
+	s = string(b)
+	for _, want := range []string{"\npinned-cpu: none\n", "\nstorefwd-allowed: " + CPUList(all) + "\n", "\ncpus-visible: " + n + "\n",
+		"procs=" + n + "-" + n, "\npinned-programs: none (every program on CPUs " + CPUList(all) + ", the target's cpuset)\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("--widen: missing %q in\n%s", want, s)
+		}
+	}
 	// a CPU outside the cpuset, and --pin beside --pin-serial, are refused
 	if err := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"2", "--only", "^snowflake$", "--bench-dir", binDir, "--pin-serial", "1023").Run(); err == nil {
 		t.Error("--pin-serial to a CPU outside the cpuset succeeded")
@@ -385,6 +404,8 @@ func TestPinSerial(t *testing.T) {
 		{"--profile", "smoke", "--out", "x", "--pin-serial", "first"},
 		{"--profile", "smoke", "--out", "x", "--pin-serial", "-1"},
 		{"--profile", "smoke", "--out", "x", "--pin-serial", "last", "--pin", "0"},
+		{"--profile", "smoke", "--out", "x", "--pin-serial", "last", "--widen"},
+		{"--profile", "smoke", "--out", "x", "--widen", "--pin", "1"},
 	} {
 		if _, err := ParseArgs(bad, &bytes.Buffer{}); err == nil {
 			t.Errorf("accepted %q", bad)

@@ -58,10 +58,10 @@ func WidenAll() (unix.CPUSet, error) {
 		all.Set(i)
 	}
 	if err := setAll(&all); err != nil {
-		return got, fmt.Errorf("--pin-serial: widening the affinity to the cpuset: %v", err)
+		return got, fmt.Errorf("widening the affinity to the cpuset: %v", err)
 	}
 	if err := unix.SchedGetaffinity(0, &got); err != nil {
-		return got, fmt.Errorf("--pin-serial: sched_getaffinity: %v", err)
+		return got, fmt.Errorf("widening the affinity: sched_getaffinity: %v", err)
 	}
 	return got, nil
 }

@@ -60,15 +60,17 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	// confined parent handed down, so that the probe and snowflake see the
 	// target's CPUs; the serial benchmarks are pinned as they start.
 	serialCPU, unpinned := -1, ""
-	if o.PinSerial != "" {
+	if o.PinSerial != "" || o.Widen {
 		allowed, err := WidenAll()
 		if err != nil {
 			return err
 		}
-		if serialCPU, err = SerialCPU(o.PinSerial, allowed); err != nil {
-			return err
-		}
 		unpinned = CPUList(allowed)
+		if o.PinSerial != "" {
+			if serialCPU, err = SerialCPU(o.PinSerial, allowed); err != nil {
+				return err
+			}
+		}
 	}
 	// Probe before pinning: cpus-visible must describe the target, not --pin.
 	fp := envprobe.Probe()
@@ -97,6 +99,9 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		h.SetFixed("pinned-programs", "serial (snowflake, a GOMAXPROCS sweep, on CPUs "+unpinned+")")
 	} else {
 		h.SetFixed("pinned-cpu", "none")
+		if o.Widen {
+			h.SetFixed("pinned-programs", "none (every program on CPUs "+unpinned+", the target's cpuset)")
+		}
 	}
 	h.SetFixed("binary-sha256", manifestHash(o.BenchDir))
 	for _, kv := range o.Meta {

@@ -17,6 +17,8 @@ description:
     guest but I(measuring).
   - The original mask of every thread it changes is kept in I(state_file) the first time it is changed,
     so repeated calls (one per measured guest) and I(state=restored) give back the original masks.
+  - A guest's vCPU thread that libvirt pinned (vcpupin, a cgroup cpuset) refuses another mask; it is
+    re-pinned with C(virsh vcpupin --live) instead, and back afterwards.
   - On a host with one CPU nothing changes and the result says why.
 options:
   state:
@@ -36,6 +38,13 @@ options:
     description: Only qemu processes of domains whose name starts with this are the lab's guests.
     type: str
     default: vmparity-
+  pin:
+    description:
+      - Whether the benchmarks are pinned to the last CPU (benchrun --pin-serial last) or run on every CPU
+        (benchrun --widen), where the scheduler puts them on the CPU the confined processes leave idle and
+        can still move them off it when something else wakes there. Only changes the recorded summary.
+    type: bool
+    default: false
   guest_match:
     description:
       - And only those whose command line contains this (the lab's state directory, where their overlays
@@ -165,16 +174,19 @@ def plan(procs, self_pid, cpus, measuring="", guest_prefix="vmparity-", cp_dir=N
             "groups": {g: sorted(v) for g, v in groups.items()}, "release": sorted(release)}
 
 
-def summary(p, cpus, guest=False):
-    """The one line the result headers record (`isolation`): for metal and the containers, and
-    (guest=True) for a guest, whose benchmarks run in its qemu with the mask it had before."""
+def summary(p, cpus, guest=False, pin=False):
+    """The one line the result headers record (`isolation`): for metal and the containers (their serial
+    benchmarks pinned to the bench CPU, or every benchmark on every CPU), and (guest=True) for a guest,
+    whose benchmarks run in its qemu with the mask it had before."""
     if "none" in p:
         return f"none ({p['none']})"
     others = cpulist(p["others"])
     if guest:
         return (f"the measured guest's qemu on CPUs {cpulist(cpus)}; controller, daemons and the other "
                 f"guests on CPU {others}")
-    return f"serial benchmarks on CPU {p['bench-cpu']}; controller, daemons and idle guests on CPU {others}"
+    if pin:
+        return f"serial benchmarks on CPU {p['bench-cpu']}; controller, daemons and idle guests on CPU {others}"
+    return f"benchmarks on CPUs {cpulist(cpus)}; controller, daemons and idle guests on CPU {others}"
 
 
 # --- reading and changing the host (not unit-tested: /proc and sched_setaffinity) ---
@@ -214,8 +226,35 @@ def _tids(pid):
         return []
 
 
-def confine(procs, p, state, errors):
-    """Move every thread of the planned processes; keep each thread's first mask in state."""
+def vcpu_of(tid_comm):
+    """The vCPU number of a qemu vCPU thread ("CPU 1/TCG", "CPU 0/KVM"), else None."""
+    parts = tid_comm.strip().split()
+    if len(parts) == 2 and parts[0] == "CPU" and "/" in parts[1]:
+        n = parts[1].split("/")[0]
+        if n.isdigit():
+            return int(n)
+    return None
+
+
+def _comm(pid, tid):
+    try:
+        with open(f"/proc/{pid}/task/{tid}/comm", encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _vcpupin(domain, vcpu, cpus):
+    import subprocess
+    r = subprocess.run(["virsh", "-c", "qemu:///system", "vcpupin", domain, str(vcpu), cpulist(cpus), "--live"],
+                       capture_output=True, text=True, check=False)
+    return None if r.returncode == 0 else (r.stderr.strip() or f"virsh exit {r.returncode}")
+
+
+def confine(procs, p, state, errors, guests=None):
+    """Move every thread of the planned processes; keep each thread's first mask in state. A guest's
+    vCPU thread that libvirt pinned (EINVAL: its cgroup cpuset has no CPU of the mask) is re-pinned
+    with virsh (guests: {pid: domain}); its first pinning is kept under "vcpus"."""
     others = set(p["others"])
     for group, pids in p["groups"].items():
         for pid in pids:
@@ -227,7 +266,14 @@ def confine(procs, p, state, errors):
                     saved["tids"].setdefault(str(tid), sorted(os.sched_getaffinity(tid)))
                     os.sched_setaffinity(tid, others)
                 except OSError as e:
-                    if e.errno != 3:  # ESRCH: the thread ended meanwhile
+                    vcpu = vcpu_of(_comm(pid, tid)) if e.errno == 22 and guests and pid in guests else None
+                    if vcpu is not None:
+                        saved.setdefault("domain", guests[pid])
+                        saved.setdefault("vcpus", {}).setdefault(str(vcpu), saved["tids"].get(str(tid)))
+                        why = _vcpupin(guests[pid], vcpu, others)
+                        if why:
+                            errors.append(f"{guests[pid]} vCPU {vcpu}: virsh vcpupin: {why}")
+                    elif e.errno != 3:  # ESRCH: the thread ended meanwhile
                         errors.append(f"{procs[pid]['comm']} {pid}/{tid}: {e.strerror}")
 
 
@@ -241,6 +287,10 @@ def restore(procs, pids, state, errors):
         saved = state.pop(key)
         if pid not in procs or procs[pid]["start"] != saved["start"]:
             continue  # ended (or the PID is another process now)
+        for vcpu, mask in (saved.get("vcpus") or {}).items():  # libvirt's pinning first: it sets the cpuset
+            why = _vcpupin(saved["domain"], vcpu, set(mask)) if mask else None
+            if why:
+                errors.append(f"{saved['domain']} vCPU {vcpu}: virsh vcpupin: {why}")
         main = saved["tids"].get(key) or next(iter(saved["tids"].values()), None)
         for tid in _tids(pid):
             mask = saved["tids"].get(str(tid), main)
@@ -249,7 +299,7 @@ def restore(procs, pids, state, errors):
             try:
                 os.sched_setaffinity(tid, set(mask))
             except OSError as e:
-                if e.errno != 3:
+                if e.errno not in (3, 22):  # 22: a vCPU thread, given back by virsh above
                     errors.append(f"{procs[pid]['comm']} {pid}/{tid}: {e.strerror}")
         done.append(pid)
     return sorted(done)
@@ -264,6 +314,7 @@ def main():
         "measuring": {"type": "str", "default": ""},
         "guest_prefix": {"type": "str", "default": "vmparity-"},
         "guest_match": {"type": "str", "default": ""},
+        "pin": {"type": "bool", "default": False},
     }, supports_check_mode=False)
     path = module.params["state_file"]
     try:
@@ -283,11 +334,12 @@ def main():
     cpus = host_cpus()
     p = plan(procs, os.getpid(), cpus, module.params["measuring"], module.params["guest_prefix"],
              os.path.expanduser("~/.ansible/cp"), module.params["guest_match"])
-    result = {"cpus": cpulist(cpus), "summary": summary(p, cpus), "guest-summary": summary(p, cpus, guest=True),
-              "errors": errors}
+    result = {"cpus": cpulist(cpus), "summary": summary(p, cpus, pin=module.params["pin"]),
+              "guest-summary": summary(p, cpus, guest=True), "errors": errors}
     if "none" not in p:
         released = restore(procs, set(p["release"]), state, errors)
-        confine(procs, p, state, errors)
+        guests = {pid: _guest_of(procs[pid], module.params["guest_prefix"]) for pid in p["groups"]["idle-guests"]}
+        confine(procs, p, state, errors, guests)
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             json.dump(state, f)
