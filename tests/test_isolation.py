@@ -129,3 +129,19 @@ def test_a_vcpu_thread_is_known_by_its_name():
     # libvirt pins these (vcpupin: a cgroup cpuset); they are re-pinned with virsh, not sched_setaffinity
     assert iso.vcpu_of("CPU 1/TCG\n") == 1 and iso.vcpu_of("CPU 0/KVM") == 0
     assert iso.vcpu_of("IO mon_iothread") is None and iso.vcpu_of("qemu-system-x86") is None
+
+
+def test_two_labs_on_one_machine_restore_once_the_last_one_leaves():
+    # lab A confines first and saves the daemons' masks; lab B (make test's other lab) joins
+    state = iso.enter({}, "A@localhost", 100.0)
+    state["procs"]["300"] = {"start": "1", "group": "daemons", "tids": {"300": [0, 1]}}
+    state = iso.enter(state, "B@localhost", 110.0)
+    state, last = iso.leave(state, "A@localhost", 200.0)
+    assert not last and list(state["holders"]) == ["B@localhost"] and "300" in state["procs"]
+    state, last = iso.leave(state, "B@localhost", 300.0)
+    assert last and state["holders"] == {}
+    # a holder that died hours ago does not keep the masks from being restored
+    state = iso.enter(iso.enter({}, "dead", 0.0), "C", 10 * 3600.0)
+    assert iso.leave(state, "C", 10 * 3600.0 + 5)[1]
+    # a state file of the first format (every key a process) is read as processes
+    assert iso.enter({"300": {"start": "1"}}, "D", 1.0)["procs"] == {"300": {"start": "1"}}

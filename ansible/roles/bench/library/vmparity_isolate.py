@@ -27,9 +27,16 @@ options:
     choices: [confined, restored]
     default: confined
   state_file:
-    description: Where the original masks are kept between calls.
+    description:
+      - Where the original masks are kept between calls; one file per machine, shared by every lab run on it
+        (make test runs two labs side by side), so that the first run saves a daemon's mask and the last one
+        to leave restores it.
     type: path
     required: true
+  holder:
+    description: Who holds the isolation (the run and host); C(restored) restores only when no other holder is left.
+    type: str
+    default: lab
   measuring:
     description: The libvirt domain being measured (its qemu keeps its own mask); "" for none.
     type: str
@@ -305,46 +312,77 @@ def restore(procs, pids, state, errors):
     return sorted(done)
 
 
+HOLD_HOURS = 6  # a holder older than this died without restoring (its run would have ended)
+
+
+def enter(state, holder, now):
+    """Register holder (a run on this host) in the shared state; returns the state's procs."""
+    if "procs" not in state:  # a state without holders: every key is a process
+        state = {"holders": {}, "procs": dict(state)}
+    state.setdefault("holders", {})[holder] = now
+    return state
+
+
+def leave(state, holder, now):
+    """Drop holder (and holders older than HOLD_HOURS); True when no other holder is left, so the
+    saved masks are to be restored now. Two labs on one machine (make test runs two) confine the same
+    daemons: the first saves their masks, the last one out restores them, none restores the other's."""
+    state = enter(state, holder, now)
+    state["holders"].pop(holder, None)
+    for h, t in list(state["holders"].items()):
+        if now - t > HOLD_HOURS * 3600:
+            state["holders"].pop(h)
+    return state, not state["holders"]
+
+
 def main():
+    import fcntl
+    import time
     from ansible.module_utils.basic import AnsibleModule
 
     module = AnsibleModule(argument_spec={
         "state": {"type": "str", "choices": ["confined", "restored"], "default": "confined"},
         "state_file": {"type": "path", "required": True},
+        "holder": {"type": "str", "default": "lab"},
         "measuring": {"type": "str", "default": ""},
         "guest_prefix": {"type": "str", "default": "vmparity-"},
         "guest_match": {"type": "str", "default": ""},
         "pin": {"type": "bool", "default": False},
     }, supports_check_mode=False)
-    path = module.params["state_file"]
-    try:
-        with open(path, encoding="utf-8") as f:
-            state = json.load(f)
-    except FileNotFoundError:
-        state = {}
-    except (OSError, ValueError) as e:
-        module.fail_json(msg=f"{path}: {e}")
-    procs, errors = read_procs(), []
-    if module.params["state"] == "restored":
-        done = restore(procs, None, state, errors)
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    path, holder, now = module.params["state_file"], module.params["holder"], time.time()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".lock", "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one read-modify-write at a time, whichever lab
+        try:
+            with open(path, encoding="utf-8") as f:
+                state = json.load(f)
+        except FileNotFoundError:
+            state = {}
+        except (OSError, ValueError) as e:
+            module.fail_json(msg=f"{path}: {e}")
+        procs, errors = read_procs(), []
+        if module.params["state"] == "restored":
+            state, last = leave(state, holder, now)
+            done = restore(procs, None, state["procs"], errors) if last else []
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(state, f)
+            module.exit_json(changed=bool(done), isolation={
+                "restored": done, "errors": errors,
+                "held-by-others": sorted(state["holders"])})
+        state = enter(state, holder, now)
+        cpus = host_cpus()
+        p = plan(procs, os.getpid(), cpus, module.params["measuring"], module.params["guest_prefix"],
+                 os.path.expanduser("~/.ansible/cp"), module.params["guest_match"])
+        result = {"cpus": cpulist(cpus), "summary": summary(p, cpus, pin=module.params["pin"]),
+                  "guest-summary": summary(p, cpus, guest=True), "errors": errors}
+        if "none" not in p:
+            released = restore(procs, set(p["release"]), state["procs"], errors)
+            guests = {pid: _guest_of(procs[pid], module.params["guest_prefix"]) for pid in p["groups"]["idle-guests"]}
+            confine(procs, p, state["procs"], errors, guests)
+            result.update({"bench-cpu": p["bench-cpu"], "others": cpulist(p["others"]),
+                           "confined": p["groups"], "released": released})
         with open(path, "w", encoding="utf-8") as f:
             json.dump(state, f)
-        module.exit_json(changed=bool(done), isolation={"restored": done, "errors": errors})
-    cpus = host_cpus()
-    p = plan(procs, os.getpid(), cpus, module.params["measuring"], module.params["guest_prefix"],
-             os.path.expanduser("~/.ansible/cp"), module.params["guest_match"])
-    result = {"cpus": cpulist(cpus), "summary": summary(p, cpus, pin=module.params["pin"]),
-              "guest-summary": summary(p, cpus, guest=True), "errors": errors}
-    if "none" not in p:
-        released = restore(procs, set(p["release"]), state, errors)
-        guests = {pid: _guest_of(procs[pid], module.params["guest_prefix"]) for pid in p["groups"]["idle-guests"]}
-        confine(procs, p, state, errors, guests)
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-        result.update({"bench-cpu": p["bench-cpu"], "others": cpulist(p["others"]),
-                       "confined": p["groups"], "released": released})
     module.exit_json(changed="none" not in p, isolation=result)
 
 
