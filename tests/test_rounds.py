@@ -209,3 +209,17 @@ def test_a_host_that_stops_answering_fails_its_other_targets_at_that_round():
                    "guest-nosmt": failed["guest-nosmt"],  # its own, earlier failure is kept
                    "container-nolimit-rack02": {"round": 3, "rounds_done": 2, "msg": "host rack02 stopped answering"}}
     assert rounds.host_failed({}, ["metal"], "rack01", 1, "did not answer")["metal"]["rounds_done"] == 0
+
+
+def test_merge_records_each_hosts_isolation(tmp_path):
+    staging = _stage(tmp_path, 2)
+    iso = {"cpus": "0-1", "bench-cpu": 1, "others": "0", "summary": "serial benchmarks on CPU 1; …",
+           "confined": {"controller": [200], "daemons": [300]}, "released": [], "errors": []}
+    (staging / "rounds" / "isolation-localhost.json").write_text(json.dumps({"host": "localhost", "isolation": iso}))
+    rounds.merge(staging)
+    rec = json.loads((staging / "rounds.json").read_text())
+    assert rec["isolation"] == {"localhost": iso}
+    # a run without isolation (bench_isolation: false, older runs) has no key
+    staging2 = _stage(tmp_path / "b", 2)
+    rounds.merge(staging2)
+    assert "isolation" not in json.loads((staging2 / "rounds.json").read_text())

@@ -13,6 +13,9 @@ Staging layout (written by the bench role, read here):
   ab.json                          an A/B run's BASE: {"base-ref", "base-commit"} (rounds.json `ab`)
   rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
                                     "host-failed": {"round", "msg"} or null}
+  rounds/isolation-<host>.json     {"host", "isolation": {"cpus", "bench-cpu", "others", "summary",
+                                    "guest-summary", "confined": {group: [pids]}, "released", "errors"}}
+                                    (rounds.json `isolation`, per host)
 A run with failed targets, failed hosts or missing rounds is stored all the
 same, marked partial in rounds.json (`partial`, `failed`, `failed-hosts`,
 `missing-rounds`). A failed host (it did not answer at the start, or stopped
@@ -276,6 +279,13 @@ def merge(staging_run):
     }
     if remeasured:
         record["remeasured"] = remeasured
+    isolation = {}
+    for f in sorted(rounds_dir.glob("isolation-*.json")):  # which CPUs the benchmarks had (docs/noise.md)
+        rec = _json(f)
+        if isinstance(rec, dict) and rec.get("host"):
+            isolation[rec["host"]] = rec.get("isolation")
+    if isolation:
+        record["isolation"] = isolation
     ab = staging_run / AB_FILE
     if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab)
@@ -358,6 +368,7 @@ def fill_in(old, new, targets):
     out.setdefault("filled-in", []).append({
         "targets": sorted(targets),
         "hosts": new.get("hosts", {}),
+        **({"isolation": new["isolation"]} if new.get("isolation") else {}),
         "note": "measured after the run, not interleaved with the targets it finished",
     })
     out["partial"] = bool(out.get("failed") or out.get("missing-rounds") or out.get("failed-hosts"))

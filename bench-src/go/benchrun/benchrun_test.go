@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // binDir holds the real snowflake and benchrun binaries, built once.
@@ -322,5 +325,100 @@ func TestPinReachesChildren(t *testing.T) {
 	}
 	if err := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"2", "--only", "^snowflake$", "--bench-dir", binDir, "--pin", "4096").Run(); err == nil {
 		t.Fatal("--pin to a CPU that does not exist succeeded")
+	}
+}
+
+// TestPinSerial: --pin-serial last runs a serial program on the last CPU and
+// snowflake on every CPU, even when benchrun starts with a narrower mask
+// (the lab's confined controller, containerd), which it must not hand down.
+func TestPinSerial(t *testing.T) {
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil || all.Count() < 2 {
+		t.Skip("needs at least two CPUs in this process's mask")
+	}
+	last, _ := SerialCPU("last", all)
+	first := -1
+	for i := 0; i < len(all)*64; i++ {
+		if all.IsSet(i) {
+			first = i
+			break
+		}
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(binDir, "snowflake"), filepath.Join(dir, "snowflake")); err != nil {
+		t.Fatal(err)
+	}
+	// a serial program that says where it may run
+	fake := "#!/bin/sh\necho \"storefwd-allowed: $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)\"\n" +
+		"echo 'BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry'\n"
+	if err := os.WriteFile(filepath.Join(dir, "storefwd"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "serial.txt")
+	cmd := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out, "--only", "^(snowflake|storefwd)$", "--bench-dir", dir, "--pin-serial", "last")
+	var msg bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	// started on the first CPU only, as a confined parent would
+	if err := startOn(first, cmd.Start); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, msg.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	lastS, n := strconv.Itoa(last), strconv.Itoa(all.Count())
+	for _, want := range []string{"\npinned-cpu: " + lastS + "\n", "\nstorefwd-allowed: " + lastS + "\n",
+		"\ncpus-visible: " + n + "\n", "procs=" + n + "-" + n, "\npinned-programs: serial (snowflake, a GOMAXPROCS sweep, on CPUs " + CPUList(all) + ")\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in\n%s", want, s)
+		}
+	}
+	// --widen: no pinning, every program on the cpuset's CPUs
+	cmd = exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"w", "--only", "^(snowflake|storefwd)$", "--bench-dir", dir, "--widen")
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	if err := startOn(first, cmd.Start); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, msg.String())
+	}
+	if b, err = os.ReadFile(out + "w"); err != nil {
+		t.Fatal(err)
+	}
+	s = string(b)
+	for _, want := range []string{"\npinned-cpu: none\n", "\nstorefwd-allowed: " + CPUList(all) + "\n", "\ncpus-visible: " + n + "\n",
+		"procs=" + n + "-" + n, "\npinned-programs: none (every program on CPUs " + CPUList(all) + ", the target's cpuset)\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("--widen: missing %q in\n%s", want, s)
+		}
+	}
+	// a CPU outside the cpuset, and --pin beside --pin-serial, are refused
+	if err := exec.Command(filepath.Join(binDir, "benchrun"), "--profile", "smoke", "--out", out+"2", "--only", "^snowflake$", "--bench-dir", binDir, "--pin-serial", "1023").Run(); err == nil {
+		t.Error("--pin-serial to a CPU outside the cpuset succeeded")
+	}
+	for _, bad := range [][]string{
+		{"--profile", "smoke", "--out", "x", "--pin-serial", "first"},
+		{"--profile", "smoke", "--out", "x", "--pin-serial", "-1"},
+		{"--profile", "smoke", "--out", "x", "--pin-serial", "last", "--pin", "0"},
+		{"--profile", "smoke", "--out", "x", "--pin-serial", "last", "--widen"},
+		{"--profile", "smoke", "--out", "x", "--widen", "--pin", "1"},
+	} {
+		if _, err := ParseArgs(bad, &bytes.Buffer{}); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	var s unix.CPUSet
+	for _, c := range []int{0, 2, 3, 4, 7} {
+		s.Set(c)
+	}
+	if got := CPUList(s); got != "0,2-4,7" {
+		t.Fatalf("CPUList = %q", got)
 	}
 }

@@ -14,6 +14,9 @@ type Program struct {
 	Name     string
 	Core     bool // a missing core program is an error; optional ones are skipped
 	Tunables bool // run once per memcpy tunables variant
+	// Parallel: the program measures how it scales over the CPUs it sees
+	// (snowflake's GOMAXPROCS sweep), so --pin-serial leaves it every CPU.
+	Parallel bool
 }
 
 // Programs in run order. The optional ones run when their binaries are
@@ -22,7 +25,7 @@ var Programs = []Program{
 	{Name: "memcpy-static", Core: true, Tunables: true},
 	{Name: "memcpy-dynamic", Core: true, Tunables: true},
 	{Name: "clock", Core: true},
-	{Name: "snowflake", Core: true},
+	{Name: "snowflake", Core: true, Parallel: true},
 	{Name: "storefwd"},
 	{Name: "fence"},
 	{Name: "align"},
@@ -89,6 +92,8 @@ type Job struct {
 	Name    string // "memcpy-static/tunable=l3-3q", "clock"
 	Path    string
 	Variant *Variant
+	// Parallel: the program's Parallel; --pin-serial does not pin it
+	Parallel bool
 }
 
 // Env is the child's environment: ours, with GLIBC_TUNABLES and the variant
@@ -132,7 +137,7 @@ func PlanJobs(dir string, variants []Variant, only func(string) bool, note func(
 				names = append(names, Job{Name: name, Path: path, Variant: v})
 			}
 		} else if only(p.Name) {
-			names = append(names, Job{Name: p.Name, Path: path})
+			names = append(names, Job{Name: p.Name, Path: path, Parallel: p.Parallel})
 		}
 		if len(names) == 0 {
 			continue

@@ -30,6 +30,13 @@ type Options struct {
 	Out      string
 	Force    bool
 	Pin      int // -1: no pinning
+	// PinSerial: "" (off), "last" or a CPU number: each single-threaded
+	// benchmark runs on that CPU, the parallel ones (snowflake) on every CPU
+	// the target allows (see WidenAll).
+	PinSerial string
+	// Widen: every CPU the target's cpuset allows, whatever mask the parent
+	// handed down (the lab's confined controller, containerd); no pinning.
+	Widen bool
 	Target   string
 	RunID    string
 	Count    int
@@ -53,7 +60,7 @@ func (m metaFlag) Set(s string) error {
 
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -65,6 +72,8 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Out, "out", "", "results file to write (atomically); - for stdout")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
 	fs.IntVar(&o.Pin, "pin", -1, "pin benchrun and every benchmark to this CPU")
+	fs.BoolVar(&o.Widen, "widen", false, "run on every CPU the target's cpuset allows, not on a narrower mask inherited from the parent (the lab confines its controller and daemons to other CPUs)")
+	fs.StringVar(&o.PinSerial, "pin-serial", "", "run each single-threaded benchmark on this CPU (last: the highest CPU the target allows) and snowflake's GOMAXPROCS sweep on every CPU the target allows")
 	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
@@ -93,6 +102,17 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	}
 	if set["pin"] && o.Pin < 0 {
 		return o, fmt.Errorf("--pin %d: expected a CPU number (0 or more); leave --pin out to run unpinned", o.Pin)
+	}
+	if o.Widen && (set["pin"] || set["pin-serial"]) {
+		return o, fmt.Errorf("--widen and --pin or --pin-serial: choose one")
+	}
+	if set["pin-serial"] {
+		if set["pin"] {
+			return o, fmt.Errorf("--pin and --pin-serial: choose one (--pin pins snowflake's sweep too)")
+		}
+		if o.PinSerial != "last" && !regexp.MustCompile(`^[0-9]+$`).MatchString(o.PinSerial) {
+			return o, fmt.Errorf("--pin-serial %q: expected a CPU number (0 or more) or last", o.PinSerial)
+		}
 	}
 	if *only != "" {
 		re, err := regexp.Compile(*only)

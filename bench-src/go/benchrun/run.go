@@ -56,6 +56,22 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// --pin-serial: first every CPU the target allows, whatever mask a
+	// confined parent handed down, so that the probe and snowflake see the
+	// target's CPUs; the serial benchmarks are pinned as they start.
+	serialCPU, unpinned := -1, ""
+	if o.PinSerial != "" || o.Widen {
+		allowed, err := WidenAll()
+		if err != nil {
+			return err
+		}
+		unpinned = CPUList(allowed)
+		if o.PinSerial != "" {
+			if serialCPU, err = SerialCPU(o.PinSerial, allowed); err != nil {
+				return err
+			}
+		}
+	}
 	// Probe before pinning: cpus-visible must describe the target, not --pin.
 	fp := envprobe.Probe()
 	fpMap := map[string]string{}
@@ -78,8 +94,14 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		h.SetFixed("pinned-cpu", strconv.Itoa(o.Pin))
+	} else if serialCPU >= 0 {
+		h.SetFixed("pinned-cpu", strconv.Itoa(serialCPU))
+		h.SetFixed("pinned-programs", "serial (snowflake, a GOMAXPROCS sweep, on CPUs "+unpinned+")")
 	} else {
 		h.SetFixed("pinned-cpu", "none")
+		if o.Widen {
+			h.SetFixed("pinned-programs", "none (every program on CPUs "+unpinned+", the target's cpuset)")
+		}
 	}
 	h.SetFixed("binary-sha256", manifestHash(o.BenchDir))
 	for _, kv := range o.Meta {
@@ -137,7 +159,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 			n++
 			t0 := time.Now()
 			fmt.Fprintf(stderr, "[%*d/%d] rep %d/%d %s ... ", len(strconv.Itoa(total)), n, total, rep, o.Count, j.Name)
-			out, err := runJob(ctx, j, o.Profile)
+			out, err := runJob(ctx, j, o.Profile, serialCPU)
 			if err != nil {
 				fmt.Fprintln(stderr, "FAILED")
 				return fmt.Errorf("benchmark %s failed (repetition %d of %d): %v; %s left unchanged", j.Name, rep, o.Count, err, o.Out)
@@ -165,15 +187,24 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runJob runs one repetition of one program and returns its stdout.
-func runJob(ctx context.Context, j Job, profile string) (string, error) {
+// runJob runs one repetition of one program and returns its stdout; with
+// pin >= 0 a serial program runs on that CPU (--pin-serial).
+func runJob(ctx context.Context, j Job, profile string, pin int) (string, error) {
 	cmd := exec.CommandContext(ctx, j.Path, "--profile", profile)
 	cmd.Env = j.Env(os.Environ())
 	// a benchmark must not outlive benchrun, even when benchrun is killed -9
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	var err error
+	if pin >= 0 && !j.Parallel {
+		err = startOn(pin, cmd.Start)
+	} else {
+		err = cmd.Start()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
 	}
