@@ -13,6 +13,9 @@ LAB_VERIFY_RUN     ?=
 LAB_VERIFY_TARGETS ?=
 # Rounds of the verify run; TCG guests take the first 4 of them (the U test between a target and its fix needs 4 a side).
 LAB_VERIFY_ROUNDS  ?= 5
+# What the end of lab-verify does to its intervention guests: paused (the next lab-verify resumes them) or
+# destroyed (powered off, booted again next time; for a lab shared with checkouts older than this one).
+LAB_VERIFY_GUESTS_STOP ?= paused
 # Bisection of the rows no rule explains: at most this many one-field steps (0 = none).
 LAB_VERIFY_BISECT  ?= 0
 LAB_VERIFY_PROFILE ?= $(PROFILE)
@@ -42,7 +45,7 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	site_s=$$(( $$(date +%s) - t )); \
 	echo "==> lab-verify: pause the intervention guests, stop the intervention containers (beside the verdicts;" \
 	  "the next lab-verify resumes them, lab-down removes them; output in $(LAB_VERIFY_DIR)/verify-stop.log)"; \
-	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
+	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml -e guests_intervention_stop=$(LAB_VERIFY_GUESTS_STOP) $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
 	stopped() { local s=0; wait $$stop_pid || s=$$?; [ $$s = 0 ] && return 0; cat $(LAB_VERIFY_DIR)/verify-stop.log; \
 	  echo "lab-verify: could not stop the intervention targets (make lab-down removes them)" >&2; return $$s; }; \
 	if [ $$rc != 0 ]; then stopped || true; exit $$rc; fi; \
