@@ -11,7 +11,11 @@
 
 LAB_VERIFY_RUN     ?=
 LAB_VERIFY_TARGETS ?=
+# Rounds of the verify run; TCG guests take the first 4 of them (the U test between a target and its fix needs 4 a side).
 LAB_VERIFY_ROUNDS  ?= 5
+# What the end of lab-verify does to its intervention guests: paused (the next lab-verify resumes them) or
+# destroyed (powered off, booted again next time; for a lab shared with checkouts older than this one).
+LAB_VERIFY_GUESTS_STOP ?= paused
 # Bisection of the rows no rule explains: at most this many one-field steps (0 = none).
 LAB_VERIFY_BISECT  ?= 0
 LAB_VERIFY_PROFILE ?= $(PROFILE)
@@ -36,9 +40,19 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) $(if $(strip $(LAB_VERIFY_REDERIVE)),--rederive) \
 	  --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
-	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS); \
+	t=$$(date +%s); rc=0; \
+	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
+	site_s=$$(( $$(date +%s) - t )); \
+	echo "==> lab-verify: pause the intervention guests, stop the intervention containers (beside the verdicts;" \
+	  "the next lab-verify resumes them, lab-down removes them; output in $(LAB_VERIFY_DIR)/verify-stop.log)"; \
+	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml -e guests_intervention_stop=$(LAB_VERIFY_GUESTS_STOP) $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
+	stopped() { local s=0; wait $$stop_pid || s=$$?; [ $$s = 0 ] && return 0; cat $(LAB_VERIFY_DIR)/verify-stop.log; \
+	  echo "lab-verify: could not stop the intervention targets (make lab-down removes them)" >&2; return $$s; }; \
+	if [ $$rc != 0 ]; then stopped || true; exit $$rc; fi; \
 	echo "==> lab-verify: verdicts"; \
 	$(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --measured $$verify_id --seconds $$(( $$(date +%s) - start )); \
 	for r in $$verify_id $$run; do $(VMPARITY) --results-dir $(RESULTS_DIR) report $$r > /dev/null; done; \
-	echo "lab-verify: took $$(( $$(date +%s) - start )) s; the verdicts beside each explanation in" \
+	stopped; \
+	echo "lab-verify: took $$(( $$(date +%s) - start )) s (site.yml $$site_s s: provision, rounds, report);" \
+	  "the verdicts beside each explanation in" \
 	  "$(RESULTS_DIR)/runs/$$run/report.md and $(RESULTS_DIR)/runs/$$verify_id/report.md"

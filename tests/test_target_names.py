@@ -75,7 +75,9 @@ PLAY = textwrap.dedent("""\
               {{ {'metal': '-rack02' | vmparity_metal_target,
                   'guest': 'nosmt' | vmparity_guest_target('-rack02'),
                   'container': 'quota' | vmparity_container_target(''),
-                  'kinds': ['qemu', 'kvm', 'docker'] | map('vmparity_target_kind') | list} | to_json }}
+                  'kinds': ['qemu', 'kvm', 'docker'] | map('vmparity_target_kind') | list,
+                  'interventions': ['nosmt', 'nosmt+clocksource-tsc', '', 'quota+seccomp-unconfined']
+                                   | vmparity_interventions} | to_json }}
     """)
 
 
@@ -91,7 +93,8 @@ def test_the_roles_get_names_and_kinds_from_the_filter_plugin(tmp_path):
     task = json.loads(run.stdout)["plays"][0]["tasks"][-1]
     assert json.loads(task["hosts"]["localhost"]["msg"]) == {
         "metal": "metal-rack02", "guest": "guest-nosmt-rack02", "container": "container-quota",
-        "kinds": ["tcg-guest", "kvm-guest", "container"]}
+        "kinds": ["tcg-guest", "kvm-guest", "container"],
+        "interventions": ["nosmt+clocksource-tsc", "quota+seccomp-unconfined"]}
 
 
 def test_a_target_with_a_fix_applied_is_measured_only_when_named():

@@ -123,6 +123,48 @@ def test_guest_intervention_is_a_derived_variant_with_only_the_fix(tmp_path):
     assert bench["bench_only_by_target"]["guest-hpet-clock+clocksource-tsc"] == "^(clock)$"
 
 
+def test_each_intervention_target_runs_only_the_jobs_of_its_own_rows(tmp_path):
+    # one TCG guest, two explanations on rows of different jobs: each fix is measured on its own rows
+    # (the original on both, metal on every job measured), and the TCG guests take the 4 rounds
+    # the U test between a target and its fix needs, not every round of the run
+    guest = dict(resultgen.HPET_GUEST, target="guest-hpet-clock", **{
+        "nt-threshold": resultgen.NOSMT_GUEST["nt-threshold"], "threads-per-core": "1", "topoext": "no"})
+    rows = [_finding("BenchmarkMemcpy/link=static/tunable=default/size=1048576"),
+            _finding("BenchmarkClock/clock=monotonic/path=vdso")]
+    plan = _plan(tmp_path, _explained(explain.load_rules(), guest, rows))
+    nt = _entry(plan, "guest-hpet-clock", "nt-threshold")["intervention"]
+    tsc = _entry(plan, "guest-hpet-clock", "vdso-fallback")["intervention"]
+    assert interventions.intervention_jobs(plan, _item(plan, nt)) == ["memcpy-static/tunable=default"]
+    assert interventions.intervention_jobs(plan, _item(plan, tsc)) == ["clock"]
+    verify.files(plan, plan["interventions"], tmp_path / "files", rounds=5)
+    bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
+    assert bench["bench_only_by_target"] == {
+        "metal": "^(clock|memcpy\\-static/tunable=default)$",
+        "guest-hpet-clock": "^(clock|memcpy\\-static/tunable=default)$",
+        nt: "^(memcpy\\-static/tunable=default)$", tsc: "^(clock)$"}
+    assert bench["bench_count"] == 5 and bench["bench_rounds_by_kind"] == {"tcg-guest": 4}
+    # a run of 4 rounds or fewer: every target takes every round
+    assert verify.rounds_by_kind(4) == {} and verify.rounds_by_kind(3) == {}
+
+
+def test_interventions_on_the_same_rows_are_each_measured_on_all_of_them():
+    # when two rules claim the same rows, the verdict says which fix carries them (carried-by):
+    # each intervention measures the rows of the other as well, and nothing of a third explanation
+    clock, memcpy, fence = ("BenchmarkClock/clock=monotonic/path=vdso", "ns/op"), \
+        ("BenchmarkMemcpy/link=static/tunable=default/size=64", "ns/op"), ("BenchmarkFence/work=llc/barrier=none", "ns/op")
+    plan = {"explanations": [
+        {"target": "guest-a", "rule": "r1", "rows": [list(clock)], "intervention": "guest-a+fix1"},
+        {"target": "guest-a", "rule": "r2", "rows": [list(clock), list(memcpy)], "intervention": "guest-a+fix2"},
+        {"target": "guest-a", "rule": "r3", "rows": [list(fence)], "intervention": "guest-a+fix3"},
+        {"target": "guest-a", "rule": "r4", "rows": [list(fence), list(clock)], "intervention": None},
+        {"target": "guest-b", "rule": "r1", "rows": [list(fence)], "intervention": "guest-b+fix1"}]}
+    jobs = {name: interventions.intervention_jobs(plan, {"target": name, "of": name.split("+")[0]})
+            for name in ("guest-a+fix1", "guest-a+fix2", "guest-a+fix3", "guest-b+fix1")}
+    assert jobs == {"guest-a+fix1": ["clock", "memcpy-static/tunable=default"],
+                    "guest-a+fix2": ["clock", "memcpy-static/tunable=default"],
+                    "guest-a+fix3": ["fence"], "guest-b+fix1": ["fence"]}
+
+
 def test_container_interventions_unconfined_and_no_quota(tmp_path):
     box = dict(resultgen.QUOTA_CONTAINER, **{"seccomp": "filter (1 filters)", "cpu-throttled-periods": "40"})
     metal = dict(resultgen.METAL, seccomp="disabled")

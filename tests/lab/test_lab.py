@@ -363,6 +363,14 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     assert json.loads((base_dir / "verify-plan.json").read_text()) == plan
     assert json.loads((lab.root / "again" / "bench-vars.json").read_text()) == \
         json.loads((lab.root / "verify-files" / "bench-vars.json").read_text())
+    # lab-verify ends by pausing its intervention guest (no CPU time beside the next lab run), and a
+    # lab run leaves a paused guest out of its inventory; the original guest runs on
+    conn = libvirt.open("qemu:///system")
+    try:
+        assert conn.lookupByName(lab.prefix + "hpet-clock+clocksource-tsc").state()[0] == libvirt.VIR_DOMAIN_PAUSED
+        assert conn.lookupByName(lab.prefix + "hpet-clock").state()[0] == libvirt.VIR_DOMAIN_RUNNING
+    finally:
+        conn.close()
     print(f"lab-verify took {time.monotonic() - started:.0f} s")
 
 

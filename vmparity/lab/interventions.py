@@ -205,6 +205,22 @@ def _jobs(entries):
     return {t: sorted(js) for t, js in sorted(jobs.items())}
 
 
+def intervention_jobs(plan, item):
+    """The benchrun jobs an intervention target runs: those of the rows of its own explanations and
+    of every explanation of the same original whose rows overlap them (there the verdict says which
+    intervention carries the rows, so each must be measured on them). The rows of its original's
+    other explanations are not its to move: measuring them would only cost time (a TCG guest's
+    round is its slowest part)."""
+    mine = [e for e in plan["explanations"] if e["target"] == item["of"] and e["intervention"]]
+    own = {tuple(r) for e in mine if e["intervention"] == item["target"] for r in e["rows"]}
+    rows = set(own)
+    for e in mine:
+        theirs = {tuple(r) for r in e["rows"]}
+        if theirs & own:
+            rows |= theirs
+    return sorted({job_of(name) for name, _ in rows})
+
+
 def only_regex(jobs):
     """benchrun --only for exactly these jobs."""
     return "^(" + "|".join(re.escape(j) for j in sorted(jobs)) + ")$"
