@@ -36,6 +36,8 @@ SAME_CODE_PAIRS = [
     ("2026-11-24T08-24-57Z-lab-quick", "2026-11-23T19-21-27Z-lab-quick"),
     ("2026-11-25T20-48-17Z-lab-quick", "2026-11-25T21-48-01Z-ab-quick"),  # the A/B run's HEAD side
     ("2026-11-25T21-48-01Z-ab-quick", "2026-11-25T20-48-17Z-lab-quick"),
+    ("2026-11-26T00-31-52Z-lab-quick", "2026-11-26T00-56-07Z-lab-quick"),  # two fresh lab-up runs, isolated
+    ("2026-11-26T00-56-07Z-lab-quick", "2026-11-26T00-31-52Z-lab-quick"),
 ]
 MAX_CHANGED_SHARE = 0.01  # same code: at most 1 % of compared rows reported changed
 GATE_PCT = 10
