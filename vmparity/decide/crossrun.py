@@ -190,11 +190,10 @@ def judge(table, values, exact_units=(), history=None):
         if drift:
             metal = values.get((pair[0], r.name, r.unit), {})
             unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))
-    _drop_drift_where_unlike_metal(todo, unlike, table.alpha)
+    _mark_unlike_metal(todo, unlike, table.alpha)
     tests = stats.compare_many([(b, hc) for j, b, h, hc, _ in todo], table.alpha)
-    raw = dict(zip((i for i, (j, *_rest) in enumerate(todo) if j.raw_change_pct is not None),
-                   stats.compare_many([(b, h) for j, b, h, hc, _ in todo if j.raw_change_pct is not None],
-                                      table.alpha)))
+    unlike_rows = [i for i, (j, *_) in enumerate(todo) if j.raw_change_pct is not None]
+    raw = dict(zip(unlike_rows, stats.compare_many([todo[i][1:3] for i in unlike_rows], table.alpha)))
     for i, ((j, b, h, hc, better), c) in enumerate(zip(todo, tests)):
         j.p = c.p
         beyond = c.significant and _beyond(j.change_pct, j.band_pct)
@@ -202,8 +201,8 @@ def judge(table, values, exact_units=(), history=None):
             j.p = max(c.p, raw[i].p)
             beyond = raw[i].significant and _beyond(j.raw_change_pct, j.band_pct) \
                 and (_median(h) > _median(b)) == (_median(hc) > _median(b))
-            if not beyond:
-                j.change_pct = j.raw_change_pct if abs(j.raw_change_pct or 0) < abs(j.change_pct or 0) else j.change_pct
+            if not beyond:  # the comment shows the smaller of the two
+                j.change_pct = min(j.change_pct, j.raw_change_pct, key=lambda x: abs(x or 0))
         if beyond:
             j.status = CHANGED
             up = _median(hc) > _median(b)
@@ -218,7 +217,7 @@ def _beyond(change_pct, band_pct):
     return change_pct is None or abs(change_pct) > band_pct
 
 
-def _drop_drift_where_unlike_metal(todo, unlike, alpha):
+def _mark_unlike_metal(todo, unlike, alpha):
     """Mark the rows whose target differs from its metal within BASE and within HEAD (significant
     and beyond FLOOR_PCT in each): the host drift metal measured there is of another workload (a
     container's fence buffer that fits in the L3 where metal's does not), so their raw change is
