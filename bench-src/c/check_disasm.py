@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Disassembly checks for the repro benchmarks: the built binaries must
 still contain the instructions that make each effect, whatever the compiler
-did. Usage: check_disasm.py BENCH_DIR (needs storefwd, fence, align there).
+did. Usage: check_disasm.py BENCH_DIR (needs storefwd, fence, align, clock there).
 Prints ok/FAIL lines; exits 1 when a check fails, 2 when a binary is missing.
 Standard library only, so it runs before any virtualenv exists."""
 
@@ -131,6 +131,25 @@ def check_align(funcs):
     )
 
 
+ADD_REG_REG = re.compile(r"^add (%r\w+),(%r\w+)$")
+
+
+def check_core_clock(funcs, program):
+    """The core-clock chain (common/coreclock.c): 32 register-register adds into one register,
+    each reading the one before, in one loop; an add of an immediate could be folded away by
+    the CPU, and fewer adds would be the compiler's doing."""
+    code = insns(funcs, "vmp_add_chain")
+    check(bool(code), f"{program}: vmp_add_chain is in the binary")
+    adds = [m.groups() for t in code if (m := ADD_REG_REG.match(t))]
+    dests = {dst for _, dst in adds}
+    srcs = {src for src, _ in adds}
+    check(
+        len(adds) == 32 and len(dests) == 1 and not (srcs & dests),
+        f"{program}: vmp_add_chain adds a register into one other register 32 times "
+        f"({len(adds)} adds into {sorted(dests)} from {sorted(srcs)})",
+    )
+
+
 def main(argv):
     if len(argv) != 2:
         sys.exit("usage: check_disasm.py BENCH_DIR")
@@ -138,6 +157,8 @@ def main(argv):
     check_storefwd(disassemble(bench / "storefwd"))
     check_fence(disassemble(bench / "fence"))
     check_align(disassemble(bench / "align"))
+    for program in ("clock", "storefwd", "fence", "align", "memcpy-static"):
+        check_core_clock(disassemble(bench / program), program)
     print(f"check_disasm: {failures} failure(s)")
     return 1 if failures else 0
 

@@ -104,6 +104,21 @@ grep -q '^BenchmarkClock/clock=rdtsc/path=insn ' "$work/clock.txt" || fail "cloc
 grep -Eq '^clock-vdso-mapped: (yes|no)$' "$work/clock.txt" || fail "clock: no clock-vdso-mapped line"
 [[ $fails != "$before" ]] || pass "clock reports every clock, path and verdict"
 
+# clocks/... are ns x the core clock measured beside each measurement
+# (common/coreclock.h): every program that reports them says the range of
+# clocks it saw, and each clock row's clocks/op over ns/op lies in it.
+for p in clock storefwd fence align memcpy-static memcpy-dynamic; do
+	grep -Eq '^core-clock: [0-9.]+-[0-9.]+ GHz \(dependent add chain' "$work/$p.txt" &&
+		pass "$p: a core-clock line ($(sed -n 's/^core-clock: \([^ ]* GHz\).*/\1/p' "$work/$p.txt"))" ||
+		fail "$p: no core-clock line"
+done
+range=$(sed -n 's/^core-clock: \([0-9.]*\)-\([0-9.]*\) GHz.*/\1 \2/p' "$work/clock.txt")
+awk -v range="$range" 'BEGIN { split(range, r, " ") }
+	/^BenchmarkClock/ { n++; ghz = $5 / $3; if ($4 != "ns/op" || $6 != "clocks/op" || ghz < r[1] * 0.999 || ghz > r[2] * 1.001) bad++ }
+	END { exit !(n > 0 && bad == 0) }' "$work/clock.txt" &&
+	pass "clock: every row's clocks/op is its ns/op at a clock within $range GHz" ||
+	fail "clock: a row's clocks/op is not its ns/op at a clock within '$range' GHz: see $work/clock.txt"
+
 # The seed programs: exactly these benchmark names, every one with exactly
 # the units its header says are available (counts may be 0, times may not).
 expect_names() {
@@ -134,10 +149,11 @@ header() { sed -n "s/^$2: //p" "$1"; }
 
 f=$work/storefwd.txt
 expect_names "$f" BenchmarkStorefwd/size={28,32}/form={overlap,fresh}
-units=(ns/entry flushes/op)
+units=(ns/entry clocks/entry flushes/op)
 [[ $(header "$f" storefwd-pmu) == unavailable* ]] || units+=(store-fwd-blocks/entry)
 expect_units "$f" "${units[@]}"
-awk '/^BenchmarkStorefwd\/size=28/ && $5 != 171 {bad = 1} /^BenchmarkStorefwd\/size=32/ && $5 != 196 {bad = 1}
+awk '/^BenchmarkStorefwd/ {for (i = 3; i < NF; i += 2) if ($(i + 1) == "flushes/op") f = $i}
+	/^BenchmarkStorefwd\/size=28/ && f != 171 {bad = 1} /^BenchmarkStorefwd\/size=32/ && f != 196 {bad = 1}
 	END {exit bad}' "$f" && pass "storefwd: 171 / 196 flushes per op, as in the seed" ||
 	fail "storefwd: flushes per op differ from the seed's 171 / 196"
 # Where the kernels' memory is must not follow the process: an environment
@@ -155,7 +171,7 @@ fi
 
 f=$work/fence.txt
 expect_names "$f" BenchmarkFence/work={llc,tlb,div}/barrier={none,lock,mfence}
-units=(ns/iter)
+units=(ns/iter clocks/iter)
 [[ $(header "$f" fence-tsc) != usable* ]] || units+=(cycles/iter)
 expect_units "$f" "${units[@]}"
 for w in llc tlb div; do
@@ -166,7 +182,7 @@ done
 
 f=$work/align.txt
 expect_names "$f" BenchmarkAlign/pad={0,1,2,4,8,16,24,32,40,48,56,60,62}
-units=(ns/iter)
+units=(ns/iter clocks/iter)
 insn_source=$(header "$f" align-insn-source)
 [[ -z $insn_source || $insn_source == unavailable* ]] || units+=(insns/iter)
 [[ $(header "$f" align-cycles-source) != perf ]] || units+=(cycles/iter)

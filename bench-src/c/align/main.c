@@ -13,6 +13,7 @@
 #include "count.h"
 #include "loops.h"
 #include "../common/cli.h"
+#include "../common/coreclock.h"
 #include "../common/gofmt.h"
 #include "../common/ksft.h"
 #include "../common/pmu.h"
@@ -20,7 +21,7 @@
 
 #define ALIGN_ROUNDS 5  /* interleaved rounds; the fastest counts (min-of-N) */
 
-static double ns[64], insns[64], cycles[64];
+static double ns[64], insns[64], cycles[64], clocks[64];
 
 static void run_copy(void *arg, uint64_t iters)
 {
@@ -60,18 +61,26 @@ static int bench(uint64_t budget_ns)
 	uint64_t iters[64];
 	for (unsigned i = 0; i < align_ncopies; i++) {
 		iters[i] = vmp_calibrate_iters(run_copy, (void *)&align_copies[i], per_round, 1000);
-		ns[i] = 1e300;
+		ns[i] = clocks[i] = 1e300;
 	}
+	double ghz_lo = 0, ghz_hi = 0;
 	for (int round = 0; round < ALIGN_ROUNDS; round++) {
 		for (unsigned i = 0; i < align_ncopies; i++) {
 			if (have_insns)
 				vmp_pmu_start(&pi);
 			if (have_cycles)
 				vmp_pmu_start(&pc);
+			double ghz_before = vmp_core_ghz();
 			uint64_t t0 = vmp_now_ns();
 			run_copy((void *)&align_copies[i], iters[i]);
 			double t = (double)(vmp_now_ns() - t0) / (double)iters[i];
 			uint64_t ci = have_insns ? vmp_pmu_stop(&pi) : 0, cc = have_cycles ? vmp_pmu_stop(&pc) : 0;
+			double ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
+			ghz_lo = (ghz_lo == 0 || ghz < ghz_lo) ? ghz : ghz_lo;
+			ghz_hi = ghz > ghz_hi ? ghz : ghz_hi;
+			/* Its own fastest round: see storefwd/main.c. */
+			if (t * ghz < clocks[i])
+				clocks[i] = t * ghz;
 			if (t < ns[i]) {
 				ns[i] = t;
 				if (have_insns)
@@ -89,6 +98,7 @@ static int bench(uint64_t budget_ns)
 		if (ns[i] > ns[slow])
 			slow = i;
 	}
+	vmp_core_clock_config(ghz_lo, ghz_hi);
 	vmp_config("align-spread", "%.1f%% (fastest pad=%u, slowest pad=%u)", 100.0 * (ns[slow] - ns[fast]) / ns[fast],
 		   align_copies[fast].pad, align_copies[slow].pad);
 	for (unsigned i = 0; i < align_ncopies; i++) {
@@ -96,10 +106,11 @@ static int bench(uint64_t budget_ns)
 		snprintf(name, sizeof(name), "BenchmarkAlign/pad=%u", align_copies[i].pad);
 		struct vmp_metric m[] = {
 			{ns[i], "ns/iter"},
+			{clocks[i], "clocks/iter"},
 			{insns[i], insn_source ? "insns/iter" : NULL},
 			{cycles[i], have_cycles ? "cycles/iter" : NULL},
 		};
-		vmp_bench_line(name, iters[i] * ALIGN_ROUNDS, m, 3);
+		vmp_bench_line(name, iters[i] * ALIGN_ROUNDS, m, 4);
 	}
 	vmp_pmu_close(&pi);
 	vmp_pmu_close(&pc);

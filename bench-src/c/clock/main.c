@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 
 #include "../common/cli.h"
+#include "../common/coreclock.h"
 #include "../common/gofmt.h"
 #include "../common/timing.h"
 #include "probes.h"
@@ -26,6 +27,7 @@ struct measured {
 	char why[256];       /* why it is unsupported */
 	uint64_t calls;
 	double ns_per_op;    /* median of the batches */
+	double ghz;          /* the core clock around the batches (coreclock.h) */
 };
 
 struct probe_ctx {
@@ -68,6 +70,7 @@ static int measure(const struct clock_probe *p, const struct vmp_budget *b, stru
 	int rc = vmp_calibrate_batch(run, &ctx, b, &k);
 	if (rc != 0)
 		return rc;
+	double ghz_before = vmp_core_ghz();
 	uint64_t start = vmp_now_ns();
 	while (nb < b->max_batches && nb < sizeof(ns) / sizeof(ns[0]) &&
 	       (nb < b->min_batches || vmp_now_ns() - start < b->total_ns)) {
@@ -76,6 +79,7 @@ static int measure(const struct clock_probe *p, const struct vmp_budget *b, stru
 			return rc;
 		ns[nb++] = (double)(vmp_now_ns() - t0) / (double)k;
 	}
+	m->ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
 	m->ok = 1;
 	m->calls = k * nb;
 	m->ns_per_op = vmp_median(ns, nb);
@@ -133,6 +137,13 @@ int main(int argc, char **argv)
 		vmp_config("clock-clocksource", "%s", src);
 	else
 		vmp_config("clock-clocksource", "unknown (%s)", why);
+	double lo = 0, hi = 0;
+	for (size_t i = 0; i < clock_nprobes; i++)
+		if (ms[i].ok) {
+			lo = (lo == 0 || ms[i].ghz < lo) ? ms[i].ghz : lo;
+			hi = ms[i].ghz > hi ? ms[i].ghz : hi;
+		}
+	vmp_core_clock_config(lo, hi);
 	vmp_config("clock-verdict-rule", "vdso when libc < %.2gx syscall", CLOCK_VDSO_MAX_RATIO);
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (clock_probes[i].path == PATH_VDSO)
@@ -146,8 +157,9 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(name, sizeof(name), "BenchmarkClock/clock=%s/path=%s", p->clock,
 			 probe_path_name(p->path));
-		struct vmp_metric m[] = { { ms[i].ns_per_op, "ns/op" } };
-		vmp_bench_line(name, ms[i].calls, m, 1);
+		struct vmp_metric m[] = { { ms[i].ns_per_op, "ns/op" },
+					  { ms[i].ns_per_op * ms[i].ghz, "clocks/op" } };
+		vmp_bench_line(name, ms[i].calls, m, 2);
 	}
 	return 0;
 }

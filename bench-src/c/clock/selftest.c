@@ -8,7 +8,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/coreclock.h"
 #include "../common/ksft.h"
+#include "../common/timing.h"
 #include "probes.h"
 #include "verdict.h"
 
@@ -104,11 +106,35 @@ static void test_vdso_agrees(void)
 	vmp_check(bad == 0, "vDSO CLOCK_MONOTONIC lies between two syscall reads (%d of 1000 did not)", bad);
 }
 
+/* The chain is one add per clock: a plausible x86 core clock, and its
+ * result the sum it adds (a chain the compiler or CPU shortened would run
+ * at an impossible rate: 19 "GHz" for an immediate the CPU folds). */
+static void test_core_clock(void)
+{
+	double ghz = vmp_core_ghz();
+
+	vmp_check(ghz > 0.01 && ghz < 7.0, "core clock %.3f GHz is a plausible x86 clock (0.01-7 GHz)", ghz);
+	vmp_check(vmp_add_chain(1000, 3) == 96000, "the add chain sums 1000 x 32 adds of 3 to 96000");
+	/* Twice the chain takes about twice the time (fastest of 5 each). */
+	double t[2] = {1e300, 1e300};
+	for (int rep = 0; rep < 5; rep++)
+		for (int k = 0; k < 2; k++) {
+			uint64_t t0 = vmp_now_ns();
+			volatile uint64_t sink = vmp_add_chain(4096u << k, 1);
+			(void)sink;
+			double dt = (double)(vmp_now_ns() - t0);
+			t[k] = dt < t[k] ? dt : t[k];
+		}
+	vmp_check(t[1] / t[0] > 1.6 && t[1] / t[0] < 2.5, "twice the chain takes %.2fx the time (1.6-2.5)",
+		  t[1] / t[0]);
+}
+
 int clock_self_test(const char *prog)
 {
 	test_verdicts();
 	test_clocksource();
 	test_probes();
 	test_vdso_agrees();
+	test_core_clock();
 	return vmp_ksft_finish(prog);
 }

@@ -10,6 +10,7 @@
 #include "../common/tsc.h"
 #include "../common/copycheck.h"
 #include "../common/copymeasure.h"
+#include "../common/coreclock.h"
 #include "selftest.h"
 #include "sizes.h"
 
@@ -89,24 +90,36 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memcpy: cannot set up buffers: %s\n", why);
 		return 1;
 	}
+	/* Measured first, printed after: the core-clock line is configuration,
+	 * which comes before the first result line. */
+	struct copy_result rs[MEMCPY_MAX_SIZES];
+	double size_ghz[MEMCPY_MAX_SIZES], ghz_lo = 0, ghz_hi = 0;
 	for (int i = 0; i < plan.nsizes; i++) {
-		struct copy_result r;
-		char name[160];
-
+		double ghz_before = vmp_core_ghz();
 		if (copy_measure_placed(&glibc_memcpy, &arena, plan.sizes[i], plan.placements,
-					&plan.budget, ghz > 0, &r, why, sizeof(why)) != 0) {
+					&plan.budget, ghz > 0, &rs[i], why, sizeof(why)) != 0) {
 			fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
 			copy_arena_free(&arena);
 			return 1;
 		}
+		size_ghz[i] = vmp_window_ghz(ghz_before, vmp_core_ghz());
+		ghz_lo = (ghz_lo == 0 || size_ghz[i] < ghz_lo) ? size_ghz[i] : ghz_lo;
+		ghz_hi = size_ghz[i] > ghz_hi ? size_ghz[i] : ghz_hi;
+	}
+	vmp_core_clock_config(ghz_lo, ghz_hi);
+	for (int i = 0; i < plan.nsizes; i++) {
+		const struct copy_result *r = &rs[i];
+		char name[160];
+
 		snprintf(name, sizeof(name), "BenchmarkMemcpy/link=%s/tunable=%s/size=%zu",
 			 link, variant, plan.sizes[i]);
 		struct vmp_metric m[] = {
-			{ r.ns_per_op, "ns/op" },
-			{ (double)plan.sizes[i] * 1e9 / r.ns_per_op, "B/s" },
-			{ r.cycles_per_op, ghz > 0 ? "cycles/op" : NULL },
+			{ r->ns_per_op, "ns/op" },
+			{ (double)plan.sizes[i] * 1e9 / r->ns_per_op, "B/s" },
+			{ r->cycles_per_op, ghz > 0 ? "cycles/op" : NULL },
+			{ r->ns_per_op * size_ghz[i], "clocks/op" },
 		};
-		vmp_bench_line(name, r.copies, m, 3);
+		vmp_bench_line(name, r->copies, m, 4);
 	}
 	copy_arena_free(&arena);
 	return 0;
