@@ -37,6 +37,25 @@ def test_large_planted_effects_are_found_and_counted_per_row(tmp_path):
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # planted into a copy only
 
 
+def test_unit_counts_only_the_rows_of_matching_units(tmp_path, cli):
+    run = _run(tmp_path)
+    every = trials.run_trials(run, effects=(20.0,), rows=5, trials=2, seed=3)
+    ns = trials.run_trials(run, effects=(20.0,), rows=5, trials=2, seed=3, units="^ns/")
+    bps = trials.run_trials(run, effects=(20.0,), rows=5, trials=2, seed=3, units="^B/s$")
+    # the same benchmarks are planted; the rows counted split by unit
+    assert 0 < ns.effects[0].planted < every.effects[0].planted
+    assert ns.effects[0].planted + bps.effects[0].planted == every.effects[0].planted
+    assert ns.effects[0].found == ns.effects[0].planted
+    r = cli("power", run, "--unit", "^ns/", "--effects", "20", "--rows", "5", "--trials", "1")
+    assert r.code == 0 and "counted: the rows whose unit matches '^ns/'" in r.out
+
+
+@pytest.mark.parametrize("pattern, word", [("(", "not a regular expression"), ("^furlongs/", "matches no speed unit")])
+def test_a_unit_pattern_that_cannot_count_anything_is_refused(tmp_path, cli, pattern, word):
+    r = cli("power", _run(tmp_path), "--unit", pattern)
+    assert r.code == 2 and "--unit" in r.err and word in r.err
+
+
 def test_an_effect_below_the_noise_is_not_found(tmp_path):
     res = trials.run_trials(_run(tmp_path), effects=(0.2,), rows=10, trials=2, seed=3)
     (e,) = res.effects

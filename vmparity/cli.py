@@ -102,6 +102,8 @@ def _parser():
     s.add_argument("--trials", type=at_least(1), default=4, help="trials per effect and target (default 4)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--unit", metavar="REGEX", help="count only rows whose unit matches (e.g. '^clocks/' or '^ns/'; "
+                   "default: every speed unit); benchmarks are planted in all their speed units either way")
     s.add_argument("--format", default="text", choices=["text", "json"])
 
     s = sub.add_parser("history", help="every benchmark row per target over the stored runs, with change points")
@@ -222,7 +224,7 @@ def _dispatch(a, out, err):
         return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
     if a.command == "power":
         return cmd.run(a.run, out, err, results_dir=a.results_dir, targets=a.target, effects=a.effects, rows=a.rows,
-                       ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format)
+                       ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format, units=a.unit)
     if a.command == "lab":
         return cmd.run(a, out, err)
     if a.command == "history":

@@ -8,16 +8,18 @@ from ..render.escape import terminal
 
 
 def run(run_arg, out, err, results_dir=None, targets=None, effects=None, rows=trials.DEFAULT_ROWS,
-        ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text"):
+        ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text", units=None):
     res = trials.run_trials(run_arg, results_dir, targets, tuple(effects or trials.DEFAULT_EFFECTS), rows, ntrials,
-                            seed, alpha)
-    (as_json if fmt == "json" else text)(res, out)
+                            seed, alpha, units)
+    (as_json if fmt == "json" else text)(res, out, units)
     return 0
 
 
-def text(res, out):
+def text(res, out, units=None):
     out.write(terminal(f"planted effects in {res.run}: {res.rows} benchmarks a trial, {res.trials} trials per "
                        f"effect and target, seed {res.seed}; the decision is the report's (docs/noise.md)") + "\n")
+    if units:
+        out.write(terminal(f"counted: the rows whose unit matches {units!r}") + "\n")
     how = "is beyond noise round by round" if res.paired else "differs significantly"
     out.write(f"false alarms: the A/A control {how} in {res.aa_significant} of {res.aa_rows} rows "
               f"({_share(res.aa_significant, res.aa_rows)})\n")
@@ -34,9 +36,10 @@ def text(res, out):
                   f"{_share(e.found, e.planted):>7}   {det:>22}   {fp:>22}\n")
 
 
-def as_json(res, out):
+def as_json(res, out, units=None):
     json.dump({
         "schema": "vmparity-power/1", "run": res.run, "seed": res.seed, "rows-per-trial": res.rows,
+        "counted-units": units or "every speed unit",
         "trials": res.trials, "baseline": res.baseline,
         "aa": {"rows": res.aa_rows, "significant": res.aa_significant, "paired": res.paired},
         "before-planting": {t: {"beyond-noise": b, "rows": n, "benchmarks-not-planted": res.excluded.get(t, 0)}

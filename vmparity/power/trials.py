@@ -21,6 +21,7 @@ decides, against that target's BASE side, paired by round
 """
 
 import random
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -77,12 +78,15 @@ def default_targets(columns, kinds):
 
 
 def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, rows=DEFAULT_ROWS,
-               trials=DEFAULT_TRIALS, seed=1, alpha=0.05):
+               trials=DEFAULT_TRIALS, seed=1, alpha=0.05, units=None):
+    """units: a regular expression; only rows whose unit it matches are counted (a benchmark
+    is planted in every speed unit either way), e.g. "^clocks/" against "^ns/"."""
+    counted = _counted_units(units)
     loaded = inputs.load(run, results_dir)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
     if ab_compare.is_ab(loaded):
-        return _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha)
+        return _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha, counted)
     base = table.build([loaded], by="target", alpha=alpha)
     if not base.noise:
         raise InputError(run, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
@@ -110,8 +114,24 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
     _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
-           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha), _differing(base, targets))
+           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha), _differing(base, targets),
+           counted)
     return res
+
+
+def _counted_units(pattern):
+    """The predicate a counted row's unit passes: a speed unit, matching pattern when one is given."""
+    speed = speed_units()
+    if not pattern:
+        return lambda unit: unit in speed
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise InputError("--unit", f"{pattern!r} is not a regular expression: {e}") from None
+    if not any(rx.search(u) for u in speed):
+        raise InputError("--unit", f"{pattern!r} matches no speed unit; expected a pattern of one of "
+                                   f"{', '.join(sorted(speed))}")
+    return lambda unit: unit in speed and rx.search(unit) is not None
 
 
 def _differing(t, targets):
@@ -121,7 +141,8 @@ def _differing(t, targets):
                 and r.deltas[c].comparison.significant and not r.deltas[c].within_noise} for c in targets}
 
 
-def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing=None):
+def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing=None,
+           counted=None):
     """Each trial: `rows` benchmarks of a target (drawn from those its reference target
     `reference(t)` has too, and that do not already differ from it beyond noise:
     `differing` {target: names}) scaled by the effect in a copy of the run; decide(copy, t)
@@ -148,17 +169,16 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
                     rng = random.Random(f"{seed}:{t}:{effect}:{k}")
                     names = set(rng.sample(candidates, min(rows, len(candidates))))
                     (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
-                    _count(decide(copy, t), t, names, effect, mde, er)
+                    _count(decide(copy, t), t, names, effect, mde, er, counted or _counted_units(None))
                 res.effects.append(er)
             (copy / Path(rf.path).name).write_text(text, encoding="utf-8")  # the next target's trials see it unplanted
 
 
-def _count(t, target, names, effect, mde, er):
+def _count(t, target, names, effect, mde, er, counted):
     want = "worse" if effect > 0 else "better"
-    speed = speed_units()
     for r in t.rows:
         d = r.deltas.get(target)
-        if d is None or r.unit not in speed:
+        if d is None or not counted(r.unit):
             continue
         beyond = d.comparison.significant and not d.within_noise
         if r.name in names:
@@ -175,7 +195,7 @@ def _count(t, target, names, effect, mde, er):
             er.unplanted_beyond += beyond
 
 
-def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
+def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha, counted):
     """run_trials for an A/B run: each trial plants into a copy of HEAD's file of one target
     and decides it against that target's BASE side, as the report and pr-comment --ab do."""
     ab = ab_compare.analyse(loaded, alpha)
@@ -208,5 +228,6 @@ def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha):
         res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
     differing = {t: _differing(pairs[t].table, [t])[t] for t in targets}
     _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
-           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table, differing)
+           lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table, differing,
+           counted)
     return res
