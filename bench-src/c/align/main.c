@@ -63,7 +63,7 @@ static int bench(uint64_t budget_ns)
 		iters[i] = vmp_calibrate_iters(run_copy, (void *)&align_copies[i], per_round, 1000);
 		ns[i] = clocks[i] = 1e300;
 	}
-	double ghz_lo = 0, ghz_hi = 0;
+	struct vmp_clock_range clocks_seen = {0, 0};
 	for (int round = 0; round < ALIGN_ROUNDS; round++) {
 		for (unsigned i = 0; i < align_ncopies; i++) {
 			if (have_insns)
@@ -76,8 +76,7 @@ static int bench(uint64_t budget_ns)
 			double t = (double)(vmp_now_ns() - t0) / (double)iters[i];
 			uint64_t ci = have_insns ? vmp_pmu_stop(&pi) : 0, cc = have_cycles ? vmp_pmu_stop(&pc) : 0;
 			double ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
-			ghz_lo = (ghz_lo == 0 || ghz < ghz_lo) ? ghz : ghz_lo;
-			ghz_hi = ghz > ghz_hi ? ghz : ghz_hi;
+			vmp_clock_range_add(&clocks_seen, ghz);
 			/* Its own fastest round: see storefwd/main.c. */
 			if (t * ghz < clocks[i])
 				clocks[i] = t * ghz;
@@ -98,7 +97,7 @@ static int bench(uint64_t budget_ns)
 		if (ns[i] > ns[slow])
 			slow = i;
 	}
-	vmp_core_clock_config(ghz_lo, ghz_hi);
+	vmp_core_clock_config(&clocks_seen);
 	vmp_config("align-spread", "%.1f%% (fastest pad=%u, slowest pad=%u)", 100.0 * (ns[slow] - ns[fast]) / ns[fast],
 		   align_copies[fast].pad, align_copies[slow].pad);
 	for (unsigned i = 0; i < align_ncopies; i++) {

@@ -137,13 +137,11 @@ int main(int argc, char **argv)
 		vmp_config("clock-clocksource", "%s", src);
 	else
 		vmp_config("clock-clocksource", "unknown (%s)", why);
-	double lo = 0, hi = 0;
+	struct vmp_clock_range clocks_seen = {0, 0};
 	for (size_t i = 0; i < clock_nprobes; i++)
-		if (ms[i].ok) {
-			lo = (lo == 0 || ms[i].ghz < lo) ? ms[i].ghz : lo;
-			hi = ms[i].ghz > hi ? ms[i].ghz : hi;
-		}
-	vmp_core_clock_config(lo, hi);
+		if (ms[i].ok)
+			vmp_clock_range_add(&clocks_seen, ms[i].ghz);
+	vmp_core_clock_config(&clocks_seen);
 	vmp_config("clock-verdict-rule", "vdso when libc < %.2gx syscall", CLOCK_VDSO_MAX_RATIO);
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (clock_probes[i].path == PATH_VDSO)

@@ -36,9 +36,9 @@ double vmp_core_ghz(void)
 	return best;
 }
 
-void vmp_core_clock_config(double lowest, double highest)
+void vmp_core_clock_config(const struct vmp_clock_range *seen)
 {
 	vmp_config("core-clock", "%.3f-%.3f GHz (dependent add chain, fastest of %d x %u adds, "
 		   "before and after each measurement; clocks/... = ns x GHz)",
-		   lowest, highest, VMP_CORECLOCK_CHUNKS, VMP_CORECLOCK_ADDS);
+		   seen->lo, seen->hi, VMP_CORECLOCK_CHUNKS, VMP_CORECLOCK_ADDS);
 }

@@ -38,8 +38,19 @@ double vmp_core_ghz(void);
  * them). */
 static inline double vmp_window_ghz(double before, double after) { return (before + after) / 2; }
 
+/* The lowest and highest clock a repetition saw (0, 0 before the first). */
+struct vmp_clock_range {
+	double lo, hi;
+};
+
+static inline void vmp_clock_range_add(struct vmp_clock_range *r, double ghz)
+{
+	r->lo = (r->lo == 0 || ghz < r->lo) ? ghz : r->lo;
+	r->hi = ghz > r->hi ? ghz : r->hi;
+}
+
 /* Prints the "core-clock" configuration line: how clocks/... were derived,
- * and the lowest and highest estimates the repetition saw. */
-void vmp_core_clock_config(double lowest, double highest);
+ * and the range of clocks the repetition saw. */
+void vmp_core_clock_config(const struct vmp_clock_range *seen);
 
 #endif

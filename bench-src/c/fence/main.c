@@ -71,7 +71,7 @@ static int bench(uint64_t budget_ns)
 	/* Interleaved rounds, fastest counts (min of N), so that a burst of
 	 * other work on a shared machine does not land on one barrier only. */
 	double ns_per_iter[3][3], cyc_per_iter[3][3], clk_per_iter[3][3];
-	double ghz_lo = 0, ghz_hi = 0;
+	struct vmp_clock_range clocks_seen = {0, 0};
 	uint64_t iters[3][3];
 	struct fence_run r = {.m = &m, .sink = 1};
 	for (int w = 0; w < 3; w++)
@@ -90,8 +90,7 @@ static int bench(uint64_t budget_ns)
 				uint64_t t1 = vmp_now_ns(), c1 = vmp_rdtsc();
 				double ns = (double)(t1 - t0) / (double)iters[w][b];
 				double ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
-				ghz_lo = (ghz_lo == 0 || ghz < ghz_lo) ? ghz : ghz_lo;
-				ghz_hi = ghz > ghz_hi ? ghz : ghz_hi;
+				vmp_clock_range_add(&clocks_seen, ghz);
 				/* Its own fastest round: see storefwd/main.c. */
 				if (ns * ghz < clk_per_iter[w][b])
 					clk_per_iter[w][b] = ns * ghz;
@@ -109,7 +108,7 @@ static int bench(uint64_t budget_ns)
 			snprintf(key, sizeof(key), "fence-overhead-%s-%s", works[w], barriers[b]);
 			vmp_config(key, "%.1f%%", 100.0 * (ns_per_iter[w][b] - ns_per_iter[w][0]) / ns_per_iter[w][b]);
 		}
-	vmp_core_clock_config(ghz_lo, ghz_hi);
+	vmp_core_clock_config(&clocks_seen);
 	for (int w = 0; w < 3; w++)
 		for (int b = 0; b < 3; b++) {
 			char name[64];

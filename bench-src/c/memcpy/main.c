@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 	/* Measured first, printed after: the core-clock line is configuration,
 	 * which comes before the first result line. */
 	struct copy_result rs[MEMCPY_MAX_SIZES];
-	double size_ghz[MEMCPY_MAX_SIZES], ghz_lo = 0, ghz_hi = 0;
+	double size_ghz[MEMCPY_MAX_SIZES];
+	struct vmp_clock_range clocks_seen = {0, 0};
 	for (int i = 0; i < plan.nsizes; i++) {
 		double ghz_before = vmp_core_ghz();
 		if (copy_measure_placed(&glibc_memcpy, &arena, plan.sizes[i], plan.placements,
@@ -103,10 +104,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		size_ghz[i] = vmp_window_ghz(ghz_before, vmp_core_ghz());
-		ghz_lo = (ghz_lo == 0 || size_ghz[i] < ghz_lo) ? size_ghz[i] : ghz_lo;
-		ghz_hi = size_ghz[i] > ghz_hi ? size_ghz[i] : ghz_hi;
+		vmp_clock_range_add(&clocks_seen, size_ghz[i]);
 	}
-	vmp_core_clock_config(ghz_lo, ghz_hi);
+	vmp_core_clock_config(&clocks_seen);
 	for (int i = 0; i < plan.nsizes; i++) {
 		const struct copy_result *r = &rs[i];
 		char name[160];

@@ -109,7 +109,7 @@ static int bench(uint64_t budget_ns)
 	struct sf_run runs[NCASES];
 	uint64_t ops[NCASES];
 	double best_ns[NCASES], best_blocks[NCASES], flushes_per_op[NCASES], best_clocks[NCASES];
-	double ghz_lo = 0, ghz_hi = 0;
+	struct vmp_clock_range clocks_seen = {0, 0};
 	/* One 32-byte op first grows the file to its full size, so that no
 	 * pilot below pays for extending it and under-calibrates. */
 	struct sf_run warm = {.c = &cases[NCASES - 1], .b = &buffer};
@@ -133,8 +133,7 @@ static int bench(uint64_t budget_ns)
 			uint64_t dt = vmp_now_ns() - t0;
 			uint64_t blocks = have_pmu ? vmp_pmu_stop(&pmu) : 0;
 			double ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
-			ghz_lo = (ghz_lo == 0 || ghz < ghz_lo) ? ghz : ghz_lo;
-			ghz_hi = ghz > ghz_hi ? ghz : ghz_hi;
+			vmp_clock_range_add(&clocks_seen, ghz);
 			double entries = (double)ops[i] * SF_ENTRIES_PER_OP;
 			flushes_per_op[i] = (double)buffer.flushes / (double)ops[i];
 			if ((double)dt / entries < best_ns[i]) {
@@ -147,7 +146,7 @@ static int bench(uint64_t budget_ns)
 				best_clocks[i] = (double)dt * ghz / entries;
 		}
 	}
-	vmp_core_clock_config(ghz_lo, ghz_hi);
+	vmp_core_clock_config(&clocks_seen);
 	for (size_t i = 0; i < NCASES; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "BenchmarkStorefwd/size=%u/form=%s", cases[i].size, cases[i].form);
