@@ -2,6 +2,7 @@
 found, measured again and put in place at the merge; a real difference in every round is not."""
 
 import json
+import math
 
 import pytest
 
@@ -50,6 +51,15 @@ def test_a_round_with_every_row_of_a_job_70_percent_slower_is_flagged(tmp_path):
 def test_a_real_10_percent_difference_in_every_round_is_not_flagged(tmp_path):
     staging = _stage(tmp_path, scale={("container-nolimit", None): (CLOCK, 1.1)})
     assert disturbed.plan(staging, "localhost", limit=8)["remeasure"] == []
+
+
+def test_a_round_slower_in_time_but_not_in_core_clocks_is_still_a_spell_of_its_time_rows():
+    # a lower turbo bin: the time rows 70 % slower, the clocks rows beside them as in every round
+    names = [f"BenchmarkClock/clock=c{i}/path=vdso" for i in range(4)]
+    rounds_ = {k: {**{(n, "ns/op"): 17.0 * (1.7 if k == 2 else 1) * (1 + 0.001 * k) for n in names},
+                   **{(n, "clocks/op"): 65.0 * (1 + 0.001 * k) for n in names}} for k in range(1, 7)}
+    med, agree, rows = disturbed.shifts(rounds_)[(2, CLOCK)]
+    assert med == pytest.approx(math.log(1.7), abs=0.01) and agree == 1 and rows == 4
 
 
 def test_speed_ups_and_small_shifts_are_not_flagged(tmp_path):
