@@ -67,6 +67,7 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
             cfg["cpu-throttled-periods"] = f"{k} of 100"
             cfg["cpu-throttled-ms"] = str(10 * k)
             cfg["fence-overhead-llc-lock"] = f"{k}.0%"  # a measurement of this repetition, not fingerprint
+            cfg["core-clock"] = f"3.{k}93-4.093 GHz (dependent add chain)"  # the clocks this repetition saw
             if clocksource_at and k >= clocksource_at:
                 cfg["clocksource"] = "hpet"
             resultgen.target_file(d, cfg, seed=k, count=1)
