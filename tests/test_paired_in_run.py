@@ -71,3 +71,13 @@ def test_rows_whose_values_do_not_match_the_rounds_keep_the_unpaired_rule(tmp_pa
 def test_against_passes_uses_the_passes_each_round_has():
     d = paired.against_passes({1: 10.0, 2: 10.0}, {1: 40.0, 3: 10.0}, {1: 22.0, 2: 11.0, 3: 9.0, 4: 5.0})
     assert [round(x, 6) for x in d] == [round(math.log(22 / 20), 6), round(math.log(1.1), 6), round(math.log(0.9), 6)]
+
+
+def test_the_sensitivity_figures_keep_a_familys_units_together(tmp_path):
+    # memcpy's B/s rows come after every ns/op row in the table; its figures sit beside its ns/op
+    fams = [(f.family, f.unit) for f in figures.sensitivity(_table(g.lab_run(tmp_path / "r-lab-quick", seed=3,
+                                                                                 rounds_record=True, **SPELLS)))
+            if f.target == TARGET]
+    order = [fam for fam, _ in fams]
+    assert ("BenchmarkMemcpy", "B/s") in fams
+    assert order == sorted(order, key=order.index)  # each family one block
