@@ -109,8 +109,9 @@ grep -Eq '^clock-vdso-mapped: (yes|no)$' "$work/clock.txt" || fail "clock: no cl
 # clocks it saw, and each clock row's clocks/op over ns/op lies in it.
 for p in clock storefwd fence align memcpy-static memcpy-dynamic; do
 	grep -Eq '^core-clock: [0-9.]+-[0-9.]+ GHz \(dependent add chain' "$work/$p.txt" &&
-		pass "$p: a core-clock line ($(sed -n 's/^core-clock: \([^ ]* GHz\).*/\1/p' "$work/$p.txt"))" ||
-		fail "$p: no core-clock line"
+		grep -Eq '^Unit clocks/(op|entry|iter) better=lower$' "$work/$p.txt" &&
+		pass "$p: a core-clock line ($(sed -n 's/^core-clock: \([^ ]* GHz\).*/\1/p' "$work/$p.txt")) and its clocks unit declared" ||
+		fail "$p: no core-clock line, or its clocks unit not declared lower-is-better"
 done
 range=$(sed -n 's/^core-clock: \([0-9.]*\)-\([0-9.]*\) GHz.*/\1 \2/p' "$work/clock.txt")
 awk -v range="$range" 'BEGIN { split(range, r, " ") }

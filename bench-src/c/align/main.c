@@ -97,7 +97,7 @@ static int bench(uint64_t budget_ns)
 		if (ns[i] > ns[slow])
 			slow = i;
 	}
-	vmp_core_clock_config(&clocks_seen);
+	vmp_core_clock_config(&clocks_seen, "clocks/iter");
 	vmp_config("align-spread", "%.1f%% (fastest pad=%u, slowest pad=%u)", 100.0 * (ns[slow] - ns[fast]) / ns[fast],
 		   align_copies[fast].pad, align_copies[slow].pad);
 	for (unsigned i = 0; i < align_ncopies; i++) {

@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (ms[i].ok)
 			vmp_clock_range_add(&clocks_seen, ms[i].ghz);
-	vmp_core_clock_config(&clocks_seen);
+	vmp_core_clock_config(&clocks_seen, "clocks/op");
 	vmp_config("clock-verdict-rule", "vdso when libc < %.2gx syscall", CLOCK_VDSO_MAX_RATIO);
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (clock_probes[i].path == PATH_VDSO)

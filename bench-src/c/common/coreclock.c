@@ -36,9 +36,10 @@ double vmp_core_ghz(void)
 	return best;
 }
 
-void vmp_core_clock_config(const struct vmp_clock_range *seen)
+void vmp_core_clock_config(const struct vmp_clock_range *seen, const char *unit)
 {
 	vmp_config("core-clock", "%.3f-%.3f GHz (dependent add chain, fastest of %d x %u adds, "
 		   "before and after each measurement; clocks/... = ns x GHz)",
 		   seen->lo, seen->hi, VMP_CORECLOCK_CHUNKS, VMP_CORECLOCK_ADDS);
+	vmp_unit_better(unit, 0);
 }

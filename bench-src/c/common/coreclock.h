@@ -49,8 +49,10 @@ static inline void vmp_clock_range_add(struct vmp_clock_range *r, double ghz)
 	r->hi = ghz > r->hi ? ghz : r->hi;
 }
 
-/* Prints the "core-clock" configuration line: how clocks/... were derived,
- * and the range of clocks the repetition saw. */
-void vmp_core_clock_config(const struct vmp_clock_range *seen);
+/* Prints the "core-clock" configuration line (how clocks/... were derived,
+ * and the range of clocks the repetition saw) and declares the program's
+ * clocks unit lower-is-better, so that a reader that does not know it yet
+ * (an older vmparity reading a newer build's output) takes it as it is. */
+void vmp_core_clock_config(const struct vmp_clock_range *seen, const char *unit);
 
 #endif

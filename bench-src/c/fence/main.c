@@ -108,7 +108,7 @@ static int bench(uint64_t budget_ns)
 			snprintf(key, sizeof(key), "fence-overhead-%s-%s", works[w], barriers[b]);
 			vmp_config(key, "%.1f%%", 100.0 * (ns_per_iter[w][b] - ns_per_iter[w][0]) / ns_per_iter[w][b]);
 		}
-	vmp_core_clock_config(&clocks_seen);
+	vmp_core_clock_config(&clocks_seen, "clocks/iter");
 	for (int w = 0; w < 3; w++)
 		for (int b = 0; b < 3; b++) {
 			char name[64];

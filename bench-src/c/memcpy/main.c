@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		size_ghz[i] = vmp_window_ghz(ghz_before, vmp_core_ghz());
 		vmp_clock_range_add(&clocks_seen, size_ghz[i]);
 	}
-	vmp_core_clock_config(&clocks_seen);
+	vmp_core_clock_config(&clocks_seen, "clocks/op");
 	for (int i = 0; i < plan.nsizes; i++) {
 		const struct copy_result *r = &rs[i];
 		char name[160];

@@ -146,7 +146,7 @@ static int bench(uint64_t budget_ns)
 				best_clocks[i] = (double)dt * ghz / entries;
 		}
 	}
-	vmp_core_clock_config(&clocks_seen);
+	vmp_core_clock_config(&clocks_seen, "clocks/entry");
 	for (size_t i = 0; i < NCASES; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "BenchmarkStorefwd/size=%u/form=%s", cases[i].size, cases[i].form);
