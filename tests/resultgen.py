@@ -196,12 +196,14 @@ def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spel
 
 
 def ab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, targets=("metal", "container-nolimit"),
-           rounds_record=True, missing=None):
+           rounds_record=True, missing=None, not_measured=None):
     """An A/B run directory (make lab-ab): every target of `targets` on both sides, HEAD as <target>.txt
     and BASE as <target>~base.txt, plus the A/A pass metal-aa (HEAD), measured in interleaved rounds
     whose shared drift factor hits every side alike. effect=(target, name prefix, factor) makes those
     rows of that target's HEAD side slower by the factor (the code change). missing={side's name:
-    [rounds]}: rounds (1-based) that side did not finish, left out of its file and listed in rounds.json."""
+    [rounds]}: rounds (1-based) that side did not finish, left out of its file and listed in rounds.json.
+    not_measured={target: rounds}: TCG guests the run left out, both sides, as the lab does with a kind
+    whose rounds are too few for an A/B (rounds.json ab.not-measured, lab/ab.sides): named, no files."""
     rng = random.Random(seed)
     run.mkdir(parents=True, exist_ok=True)
     drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
@@ -225,10 +227,13 @@ def ab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, targets=("m
     if rounds_record:
         import json
 
+        ab = {"base-ref": "main", "base-commit": "0123456789abcdef0123456789abcdef01234567"}
+        if not_measured:
+            ab["not-measured"] = {t: {"kind": "tcg-guest", "rounds": n, "need": 4} for t, n in not_measured.items()}
         (run / "rounds.json").write_text(json.dumps({
             "schema": "vmparity-rounds/1", "partial": bool(missing), "missing-rounds": missing or {},
             "hosts": {"localhost": [{"round": k, "seed": seed, "order": [n if s == "head" else f"{n}~base"
                                                                           for n, s in sides]}
                                     for k in range(1, count + 1)]},
-            "ab": {"base-ref": "main", "base-commit": "0123456789abcdef0123456789abcdef01234567"}}), encoding="utf-8")
+            "ab": ab}), encoding="utf-8")
     return run

@@ -3,11 +3,16 @@ schedule, the BASE checkout, the merge and ingest of both sides, and HEAD
 against BASE per target in the report and the PR comment."""
 
 import json
+import os
 import random
 import shlex
+import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 import resultgen as g
 from test_rounds import _stage
@@ -58,6 +63,92 @@ def test_a_targets_two_sides_run_one_right_after_the_other_in_a_seeded_random_or
     assert 0.4 < base_first / pairs < 0.6
     # and the pairs themselves are shuffled: every target leads some round
     assert {head_of(o[0]) for o in plan} == set(PLAIN)
+
+
+# --- which targets get a BASE side -------------------------------------------------------
+
+LAB = [{"host": "localhost", "target": t, "kind": k} for t, k in (
+    ("metal", ""), ("metal-aa", ""), ("guest-nosmt", "tcg-guest"), ("guest-hpet-clock", "tcg-guest"),
+    ("container-nolimit", "container"), ("container-quota", "container"))]
+
+
+def _names(plan):
+    return [t["target"] for t in plan["targets"]]
+
+
+def test_a_kind_whose_rounds_cannot_reach_alpha_is_left_out_of_an_ab_run():
+    """Quick: ten rounds, TCG guests three. 3 against 3 values can never be significant (the U test's best
+    p is 0.1; the signed-rank test's 0.25): their A/B would say nothing, and their slots are the longest."""
+    plan = ab.sides(LAB, 10, {"tcg-guest": 3}, "/var/tmp/vmparity-bench-base")
+    assert _names(plan) == ["metal", "metal~base", "metal-aa", "container-nolimit", "container-nolimit~base",
+                            "container-quota", "container-quota~base"]
+    assert plan["not-measured"] == {t: {"kind": "tcg-guest", "rounds": 3, "need": 4}
+                                    for t in ("guest-nosmt", "guest-hpet-clock")}
+    base = [t for t in plan["targets"] if is_base_side(t["target"])]
+    assert all(t["side"] == "base" and t["dir"] == "/var/tmp/vmparity-bench-base" and t["host"] == "localhost"
+               for t in base)
+    assert {t["kind"] for t in base} == {"", "container"}  # a BASE side keeps its target's kind
+    assert not any("side" in t for t in plan["targets"] if not is_base_side(t["target"]))
+    # the smallest test that can reach α decides: four rounds a side can (2/70 < 0.05), so the kind is back
+    four = ab.sides(LAB, 10, {"tcg-guest": 4})
+    assert four["not-measured"] == {} and {"guest-nosmt", "guest-nosmt~base"} <= set(_names(four))
+    assert ab.sides(LAB, 10, {"tcg-guest": 3}, alpha=0.2)["not-measured"] == {}  # at α = 0.2 three a side can
+
+
+def test_a_run_whose_targets_all_take_the_same_rounds_leaves_nobody_out():
+    """Smoke (one round) and a bench_count under the cap cut nobody's rounds: every target but the A/A pass
+    keeps its BASE side, as before (the end-to-end smoke A/B checks the path on a TCG guest)."""
+    for rounds, caps in ((1, {"tcg-guest": 3}), (3, {"tcg-guest": 3}), (10, {}), (10, None)):
+        plan = ab.sides(LAB, rounds, caps)
+        assert plan["not-measured"] == {}, (rounds, caps)
+        assert _names(plan) == [n for t in LAB for n in (t["target"], base_side(t["target"]))
+                                if n != "metal-aa~base"]
+
+
+REPO = Path(__file__).resolve().parents[1]
+ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+PLAN_TASKS = ("Add each target's BASE side (an A/B run)",
+              "Record which BASE an A/B run compares with (merge-rounds puts it in rounds.json)")
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_bench_role_plans_the_base_sides_and_records_the_others(tmp_path):
+    """The bench role's own two tasks (tasks/plan.yml), run by the real ansible-playbook on two local hosts
+    of a rack: each host's TCG guest is left out, and ab.json names both hosts' guests."""
+    tasks = [t for t in yaml.safe_load((REPO / "ansible/roles/bench/tasks/plan.yml").read_text())
+             if t.get("name") in PLAN_TASKS]
+    assert len(tasks) == 2
+    hosts = {h: [{"host": h, "target": f"{t}-{h}", "kind": k} for t, k in (
+        ("metal", ""), ("metal-aa", ""), ("guest-nosmt", "tcg-guest"), ("container-quota", "container"))]
+        for h in ("rack01", "rack02")}
+    play = [{"name": "plan an A/B run", "hosts": "all", "gather_facts": False,
+             "vars": {"bench_ab_base_dir": str(tmp_path / "base"), "bench_ab_base_ref": "main",
+                      "bench_ab_base_commit": "ab" * 20, "bench_profile": "quick", "bench_count": 0,
+                      "bench_rounds_by_kind": {"tcg-guest": 3}, "bench_ab_remote_dir": "/var/tmp/b",
+                      "bench_staging_dir": str(tmp_path / "staging"), "bench_run": "r-ab-quick"},
+             "tasks": [{"name": "this host's targets", "ansible.builtin.set_fact": {"bench_targets": "{{ targets }}"}},
+                       *tasks,
+                       {"name": "print", "ansible.builtin.debug": {"msg": "{{ bench_targets | to_json }}"}}]}]
+    (tmp_path / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))
+    (tmp_path / "hosts.yml").write_text(yaml.safe_dump({"all": {"hosts": {
+        h: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable, "targets": ts}
+        for h, ts in hosts.items()}}}))
+    (tmp_path / "staging" / "r-ab-quick").mkdir(parents=True)
+    env = dict(os.environ, ANSIBLE_FILTER_PLUGINS=str(REPO / "ansible/roles/bench/filter_plugins"),
+               ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOCALHOST_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    printed = json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]
+    for h in hosts:
+        got = json.loads(printed[h]["msg"])
+        assert [t["target"] for t in got] == [f"metal-{h}", f"metal-{h}~base", f"metal-aa-{h}",
+                                             f"container-quota-{h}", f"container-quota-{h}~base"]
+        assert got[1] == {"host": h, "target": f"metal-{h}~base", "kind": "", "side": "base", "dir": "/var/tmp/b"}
+    rec = json.loads((tmp_path / "staging" / "r-ab-quick" / rounds.AB_FILE).read_text())
+    assert rec == {"base-ref": "main", "base-commit": "ab" * 20, "not-measured": {
+        f"guest-nosmt-{h}": {"kind": "tcg-guest", "rounds": 3, "need": 4} for h in hosts}}
 
 
 # --- the BASE checkout ------------------------------------------------------------------
@@ -212,6 +303,33 @@ def test_report_of_an_ab_run_compares_head_with_base_first(tmp_path, cli):
     assert noise.code == 0
     head, _, ab_part = noise.out.partition("A/B: HEAD against BASE main (0123456789ab)")
     assert "~base" not in head and "container-nolimit (container):" in ab_part and " 0 better)" in ab_part
+
+
+def test_a_target_left_out_of_an_ab_run_is_named_with_why(tmp_path, cli):
+    """The TCG guests of a quick A/B run (three rounds of ten) are left out: the comment and the report say
+    which and why, instead of leaving them missing without a word."""
+    run = g.ab_run(tmp_path / "runs" / "tcg-ab-quick", seed=5, count=10,
+                   not_measured={"guest-nosmt": 3, "guest-hpet-clock": 3})
+    res = ab_compare.analyse(inputs.load(run))
+    assert [p.target for p in res.pairs] == ["metal", "container-nolimit"] and res.head_only == ["metal-aa"]
+    assert res.not_measured == {t: {"kind": "tcg-guest", "rounds": 3, "need": 4}
+                                for t in ("guest-hpet-clock", "guest-nosmt")}
+    r = cli("pr-comment", "--ab", run)
+    assert r.code == 0, r.err
+    assert "No BASE side (not compared): `metal-aa`.\n" in r.out
+    assert ("Not measured in this A/B run: `guest-hpet-clock`, `guest-nosmt` (tcg-guest, which takes 3 rounds: "
+            "fewer than the 4 a side any test of HEAD against BASE needs to reach α = 0.05; `make lab-up` compares "
+            "them with metal") in r.out
+    r = cli("report", run, "--out", tmp_path / "rep")
+    assert r.code == 0, r.err
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "Not measured in this A/B run: `guest-hpet-clock`, `guest-nosmt`" in md[md.index("## A/B"):]
+    # a target the record names but the run holds after all (a hand-made fill-in) is not called left out
+    shutil.copy(run / "container-nolimit.txt", run / "guest-nosmt.txt")
+    (run / "guest-nosmt.txt").write_text((run / "guest-nosmt.txt").read_text().replace(
+        "target: container-nolimit", "target: guest-nosmt"))
+    res = ab_compare.analyse(inputs.load(run))
+    assert list(res.not_measured) == ["guest-hpet-clock"] and "guest-nosmt" in res.head_only
 
 
 def test_planted_effects_in_an_ab_run_are_decided_against_the_base_side(tmp_path, cli):

@@ -12,7 +12,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from .. import stats
 from ..errors import InputError
+from ..results.targets import base_side, is_aa_control
 
 SOURCE = "src"  # the BASE checkout inside the A/B directory
 BENCH = Path("build") / "bench"  # where `make bench` puts the suite inside a checkout
@@ -52,6 +54,37 @@ def prepare(ref, repo, ab_dir):
     if step.returncode != 0:
         raise InputError(src, f"cannot check out BASE {ref!r} ({commit[:12]}): {step.stderr.strip()}")
     return {"ref": ref, "commit": commit, "src": str(src), "bench": str(src / BENCH)}
+
+
+def sides(targets, rounds, rounds_by_kind=None, remote_dir="", alpha=stats.DEFAULT_ALPHA):
+    """The bench role's targets of an A/B run, each followed by its BASE side, and the targets it leaves out.
+
+    targets: [{target, kind, …}] of one host (the plain run's); rounds: the run's rounds; rounds_by_kind
+    {kind: n}: the cap that gives a kind fewer rounds (TCG guests three). Every target but the A/A pass
+    gets a BASE side `<target>~base` (side `base`, its binaries in remote_dir), except one whose kind's cap
+    leaves it fewer rounds than the rest of the run and fewer than any test of HEAD against BASE needs to
+    reach alpha (the U test's 4 a side at 0.05; the signed-rank test needs 6 pairs): its A/B could only
+    ever say "too few samples". Such a target is left out of the A/B run altogether, both sides: what it
+    would add is its HEAD against metal, which `make lab-up` measures, at the price of the longest slots of
+    the rounds (a TCG guest's). A run whose targets all have the same rounds (smoke's one) leaves nobody
+    out: there nothing is cut, and the run checks the path. More rounds for the kind bring it back with
+    both sides (bench_rounds_by_kind, e.g. {tcg-guest: 4}).
+
+    Returns {"targets": [...], "not-measured": {target: {kind, rounds, need}}}; rounds.json keeps the
+    latter under `ab` and the report names them (docs/noise.md, "A/B in one run")."""
+    rounds = int(rounds)
+    need = stats.samples_for_utest(alpha)[1]
+    caps = {k: int(n) for k, n in (rounds_by_kind or {}).items()}
+    out, left_out = [], {}
+    for t in targets:
+        own = min(rounds, caps.get(t.get("kind"), rounds))
+        if not is_aa_control(t["target"]) and own < rounds and own < need:
+            left_out[t["target"]] = {"kind": t.get("kind", ""), "rounds": own, "need": need}
+            continue
+        out.append(t)
+        if not is_aa_control(t["target"]):
+            out.append(dict(t, target=base_side(t["target"]), side="base", dir=remote_dir))
+    return {"targets": out, "not-measured": left_out}
 
 
 def shell(values):

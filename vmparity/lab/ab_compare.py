@@ -56,6 +56,8 @@ class AB:
     aa_paired: dict = field(default_factory=dict)  # metal -> paired.PairedModel from its A/A pair's rounds
     pairs: list = field(default_factory=list)
     head_only: list = field(default_factory=list)  # targets without a BASE side (the A/A pass, or one that failed)
+    # targets the A/B run left out, both sides: too few rounds to reach α (rounds.json ab.not-measured, lab/ab.sides)
+    not_measured: dict = field(default_factory=dict)  # target -> {kind, rounds, need}
     base_only: list = field(default_factory=list)  # BASE sides whose HEAD is missing
 
     @property
@@ -122,6 +124,9 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
                              _median_mde(t, target, row_mde), row_mde, *counts))
     ab.head_only = sorted(set(by_target) - set(bases))
+    left_out = record.get("not-measured")
+    ab.not_measured = {t: v for t, v in (left_out if isinstance(left_out, dict) else {}).items()
+                       if isinstance(v, dict) and t not in by_target and t not in bases}
     ab.pairs.sort(key=lambda p: table.baseline_rank(p.target, p.kind))
     return ab
 

@@ -62,9 +62,32 @@ def per_target(ab):
                      f"| {rules} | {f.unexplained} | {fmt.mde(p.mde)} |")
     out = "\n".join(lines) + "\n"
     if ab.head_only:
-        out += f"\nNo BASE side (not compared): {', '.join(md_code(t) for t in ab.head_only)}.\n"
+        out += no_base(ab)
+    out += not_measured(ab)
     if ab.base_only:
         out += f"\nBASE side without HEAD (not compared): {', '.join(md_code(t) for t in ab.base_only)}.\n"
+    return out
+
+
+def no_base(ab):
+    """The targets without a BASE side (the A/A pass, or one whose BASE side failed)."""
+    return f"\nNo BASE side (not compared): {', '.join(md_code(t) for t in ab.head_only)}.\n"
+
+
+def not_measured(ab):
+    """The targets the run left out, both sides: their kind's rounds are too few for any test of HEAD against
+    BASE to reach α (lab/ab.sides), so they are named here rather than missing without a word."""
+    groups = {}
+    for t, v in sorted((getattr(ab, "not_measured", None) or {}).items()):
+        groups.setdefault((v.get("kind", ""), v.get("rounds"), v.get("need")), []).append(t)
+    alpha = ab.pairs[0].table.alpha if ab.pairs else 0.05
+    out = ""
+    for (kind, rounds, need), ts in groups.items():
+        out += (f"\nNot measured in this A/B run: {', '.join(md_code(t) for t in ts)} ({md_text(kind or 'target')}, "
+                f"which takes {rounds} round{'' if rounds == 1 else 's'}: fewer than the {need} a side any test of HEAD "
+                f"against BASE needs to reach α = {alpha:g}; `make lab-up` compares them with metal, and more rounds for "
+                "the kind (`bench_rounds_by_kind`) bring them into an A/B run with both sides; docs/noise.md, "
+                "\"A/B in one run\").\n")
     return out
 
 

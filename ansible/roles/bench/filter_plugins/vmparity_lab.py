@@ -1,7 +1,7 @@
 """Filters that hand the lab's contracts to Ansible from their one owner, the
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
-from vmparity.lab import rounds
+from vmparity.lab import ab, rounds
 from vmparity.results.targets import aa_control_of, base_side, head_of, is_intervention
 
 
@@ -13,6 +13,12 @@ def vmparity_schedule(targets, count, seed, rounds_by_kind=None):
             for t in targets if t.get("kind") in (rounds_by_kind or {})}
     plan = rounds.schedule(names, int(count), int(seed), caps)
     return [{"round": k, "order": order} for k, order in enumerate(plan, 1)]
+
+
+def vmparity_ab_sides(targets, count, rounds_by_kind=None, remote_dir=""):
+    """An A/B run's targets with their BASE sides, and those it leaves out: {targets, not-measured}
+    (vmparity.lab.ab.sides: a kind whose rounds are cut below what an A/B test needs to reach α)."""
+    return ab.sides(targets, int(count), rounds_by_kind, remote_dir)
 
 
 def vmparity_without_interventions(targets):
@@ -30,6 +36,7 @@ class FilterModule:
             "vmparity_base_side": base_side,
             "vmparity_head_of": head_of,
             "vmparity_without_interventions": vmparity_without_interventions,
+            "vmparity_ab_sides": vmparity_ab_sides,
             "vmparity_relabel": rounds.relabel,
             "vmparity_host_failed": rounds.host_failed,
         }
