@@ -324,6 +324,9 @@ def test_a_target_left_out_of_an_ab_run_is_named_with_why(tmp_path, cli):
     assert r.code == 0, r.err
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "Not measured in this A/B run: `guest-hpet-clock`, `guest-nosmt`" in md[md.index("## A/B"):]
+    noise = cli("noise", run)  # what the end of make lab-ab prints
+    assert noise.code == 0 and ("  guest-nosmt (tcg-guest): not measured, its kind takes 3 round(s), fewer than "
+                                "the 4 a side an A/B test needs") in noise.out
     # a target the record names but the run holds after all (a hand-made fill-in) is not called left out
     shutil.copy(run / "container-nolimit.txt", run / "guest-nosmt.txt")
     (run / "guest-nosmt.txt").write_text((run / "guest-nosmt.txt").read_text().replace(

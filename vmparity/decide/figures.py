@@ -79,6 +79,9 @@ def ab_lines(ab):
         (f,) = per_target(p.table, {p.target: p.result})
         out.append(f"  {p.target} ({p.kind}): {f.beyond} of {f.rows} rows ({100 * f.beyond_share:.1f} %) beyond noise "
                    f"({f.worse} worse, {f.better} better), {f.within} within noise; smallest change seen {_pct(p.mde)}")
+    for t, v in sorted((getattr(ab, "not_measured", None) or {}).items()):
+        out.append(f"  {t} ({v.get('kind', '?')}): not measured, its kind takes {v.get('rounds')} round(s), fewer than "
+                   f"the {v.get('need')} a side an A/B test needs (docs/noise.md)")
     return out
 
 
