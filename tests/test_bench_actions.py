@@ -1,0 +1,138 @@
+"""The bench role's actions (action_plugins/), with which a round costs the controller less per
+repetition: vmparity_keep keeps each repetition's output on the controller in the controller's own
+process (a copy task takes two module runs a file). What it writes, that it says when nothing
+changed, that the rounds use it, and, with the real ansible-playbook on localhost (no daemon
+involved), that it works as a task."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+ROLE = REPO / "ansible" / "roles" / "bench"
+ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+
+
+def _plugin(name):
+    import importlib.util
+
+    pytest.importorskip("ansible", reason="ansible is the lab extra's")
+    spec = importlib.util.spec_from_file_location(name, ROLE / "action_plugins" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _keep():
+    return _plugin("vmparity_keep").keep
+
+
+def test_keep_writes_the_text_and_says_when_nothing_changed(tmp_path):
+    keep = _keep()
+    dest = tmp_path / "guest-nosmt.txt"
+    assert keep("vmparity-format: 1\nBenchmarkX 1 2 ns/op\n", dest) is True
+    assert dest.read_text() == "vmparity-format: 1\nBenchmarkX 1 2 ns/op\n"
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o644
+    assert keep("vmparity-format: 1\nBenchmarkX 1 2 ns/op\n", dest) is False
+    assert keep("other\n", dest, "0600") is True and dest.read_text() == "other\n"
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o600
+    assert keep("other\n", dest, "0644") is True  # the mode alone changed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["guest-nosmt.txt"]  # no temporary file left
+
+
+def test_keep_into_a_missing_directory_fails_and_leaves_nothing(tmp_path):
+    keep = _keep()
+    with pytest.raises(FileNotFoundError):
+        keep("x", tmp_path / "no-such-dir" / "f.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        out: "{{ playbook_dir }}/out"
+        stdout: "vmparity-format: 1\\ntarget: guest-nosmt\\nBenchmarkClock/clock=realtime 1 20.5 ns/op"
+      tasks:
+        - name: Load the bench role (its plugins), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: Keep a repetition
+          vmparity_keep:
+            content: "{{ stdout }}\\n"
+            dest: "{{ out }}/rep.txt"
+            mode: "0644"
+          register: first
+        - name: Keep it again
+          vmparity_keep:
+            content: "{{ stdout }}\\n"
+            dest: "{{ out }}/rep.txt"
+          register: again
+        - name: Keep a round's record (JSON text, which a template gives back as data)
+          vmparity_keep:
+            content: >-
+              {{ {'round': 1, 'order': ['metal', 'guest-nosmt'], 'timings': {}} | to_nice_json }}
+            dest: "{{ out }}/host-localhost.json"
+            mode: "0644"
+        - name: Keep into a directory that does not exist
+          vmparity_keep:
+            content: x
+            dest: "{{ out }}/missing/rep.txt"
+          register: missing
+          ignore_errors: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'first': first.changed, 'again': again.changed, 'missing': missing.failed,
+                      'why': missing.msg | default('')} | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_bench_role_keeps_files_on_the_controller_with_its_action(tmp_path):
+    (tmp_path / "play.yml").write_text(PLAY)
+    (tmp_path / "out").mkdir()
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert said["first"] is True and said["again"] is False
+    assert said["missing"] is True and "missing/rep.txt" in said["why"]
+    assert (tmp_path / "out" / "rep.txt").read_text() == (
+        "vmparity-format: 1\ntarget: guest-nosmt\nBenchmarkClock/clock=realtime 1 20.5 ns/op\n")
+    record = json.loads((tmp_path / "out" / "host-localhost.json").read_text())
+    assert record == {"round": 1, "order": ["metal", "guest-nosmt"], "timings": {}}
+
+
+def _tasks(path):
+    out = []
+
+    def walk(items):
+        for t in items or []:
+            out.append(t)
+            for key in ("block", "rescue", "always"):
+                walk(t.get(key))
+    walk(yaml.safe_load(path.read_text()))
+    return out
+
+
+@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml", "round.yml"])
+def test_the_rounds_keep_their_files_without_a_module_run(name):
+    # one task per repetition (run_target, remeasure) or per round (round): the copy module is not used
+    tasks = _tasks(ROLE / "tasks" / name)
+    keeps = [t for t in tasks if "vmparity_keep" in t]
+    assert keeps, f"{name} keeps nothing with vmparity_keep"
+    assert not [t["name"] for t in tasks if "ansible.builtin.copy" in t or "copy" in t]
+
