@@ -1,8 +1,9 @@
-"""The bench role's actions (action_plugins/), with which a round costs the controller less per
-repetition: vmparity_keep keeps each repetition's output on the controller in the controller's own
-process (a copy task takes two module runs a file). What it writes, that it says when nothing
-changed, that the rounds use it, and, with the real ansible-playbook on localhost (no daemon
-involved), that it works as a task."""
+"""The bench role's two actions (action_plugins/), with which a round costs the controller and a
+TCG guest less per repetition: vmparity_run runs benchrun through the target's shell, no Python
+there (ansible.builtin.command starts Python on the target for every repetition, which a TCG guest
+emulates for seconds), and vmparity_keep keeps its output on the controller in the controller's
+own process (a copy task takes two module runs a file). What each does, that the rounds use them,
+and, with the real ansible-playbook on localhost (no daemon involved), that they work as tasks."""
 
 import json
 import os
@@ -136,3 +137,78 @@ def test_the_rounds_keep_their_files_without_a_module_run(name):
     assert keeps, f"{name} keeps nothing with vmparity_keep"
     assert not [t["name"] for t in tasks if "ansible.builtin.copy" in t or "copy" in t]
 
+
+def test_run_quotes_every_word_and_adds_the_environment():
+    shell_command = _plugin("vmparity_run").shell_command
+    argv = ["sh", "-c", 'printf "%s|" "$VMPARITY_X" "$GLIBC_TUNABLES" "$@"', "sh", "a b", "it's", "$HOME", "*", ""]
+    env = {"VMPARITY_X": "x y; true", "GLIBC_TUNABLES": "glibc.cpu.x86_non_temporal_threshold=0xc000000"}
+    run = subprocess.run(["/bin/sh", "-c", shell_command(argv, env)], capture_output=True, text=True,
+                         env={"PATH": os.environ["PATH"], "HOME": "/nowhere"}, check=True)
+    assert run.stdout == "x y; true|glibc.cpu.x86_non_temporal_threshold=0xc000000|a b|it's|$HOME|*||"
+    assert shell_command(["/var/tmp/vmparity-bench/benchrun", "--count", "1"]) == \
+        "/var/tmp/vmparity-bench/benchrun --count 1"
+    with pytest.raises(ValueError):
+        shell_command(["true"], {"NOT A NAME": "1"})
+    with pytest.raises(ValueError):
+        shell_command([], {})
+
+
+RUN_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      tasks:
+        - name: Load the bench role (its plugins), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: Run a program with more environment
+          vmparity_run:
+            argv: [sh, -c, 'printf "%s|%s\\\\n\\\\n" "$GOMAXPROCS" "$1"; echo progress >&2', sh, "x y"]
+            env: {GOMAXPROCS: "1"}
+          register: ran
+        - name: Run one that fails
+          vmparity_run:
+            argv: [sh, -c, 'echo out; echo "benchrun: memcpy failed" >&2; exit 3']
+          register: failed
+          ignore_errors: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'ran': ran, 'failed': failed} | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_bench_role_runs_programs_through_the_shell_with_its_action(tmp_path):
+    import datetime
+
+    (tmp_path / "play.yml").write_text(RUN_PLAY)
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    before = datetime.datetime.now()
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    after = datetime.datetime.now()
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    ran, failed = said["ran"], said["failed"]
+    # stdout as command gives it (trailing newlines stripped), stderr apart, never mixed in
+    assert ran["rc"] == 0 and ran["stdout"] == "1|x y" and ran["stderr"] == "progress"
+    assert ran["changed"] is True and not ran.get("failed")
+    # the controller's clock, in command's format
+    start, end = (datetime.datetime.strptime(ran[k], "%Y-%m-%d %H:%M:%S.%f") for k in ("start", "end"))
+    assert before <= start <= end <= after
+    assert failed["failed"] is True and failed["rc"] == 3
+    assert failed["stdout"] == "out" and failed["stderr"] == "benchrun: memcpy failed"
+
+
+@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml"])
+def test_the_rounds_run_benchrun_without_python_on_the_target(name):
+    tasks = _tasks(ROLE / "tasks" / name)
+    runs = [t for t in tasks if "vmparity_run" in t]
+    assert len(runs) == 1 and runs[0]["vmparity_run"] == {"argv": "{{ bench_benchrun_argv }}",
+                                                          "env": "{{ bench_benchrun_env }}"}
+    assert runs[0]["delegate_to"] == "{{ bench_target.host }}"
+    assert not [t["name"] for t in tasks if "ansible.builtin.command" in t or "environment" in t]
