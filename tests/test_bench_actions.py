@@ -1,9 +1,10 @@
-"""The bench role's two actions (action_plugins/), with which a round costs the controller and a
-TCG guest less per repetition: vmparity_run runs benchrun through the target's shell, no Python
-there (ansible.builtin.command starts Python on the target for every repetition, which a TCG guest
-emulates for seconds), and vmparity_keep keeps its output on the controller in the controller's
-own process (a copy task takes two module runs a file). What each does, that the rounds use them,
-and, with the real ansible-playbook on localhost (no daemon involved), that they work as tasks."""
+"""The lab's two actions (action_plugins/), with which a round costs the controller and a TCG
+guest less per repetition: vmparity_run (the vmparity role's, so every role has it) runs benchrun
+through the target's shell, no Python there (ansible.builtin.command starts Python on the target
+for every repetition, which a TCG guest emulates for seconds), and the bench role's vmparity_keep
+keeps its output on the controller in the controller's own process (a copy task takes two module
+runs a file). What each does, that the rounds use them, and, with the real ansible-playbook on
+localhost (no daemon involved), that they work as tasks."""
 
 import json
 import os
@@ -17,15 +18,16 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-ROLE = REPO / "ansible" / "roles" / "bench"
+ROLES = REPO / "ansible" / "roles"
+ROLE = ROLES / "bench"
 ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 
 
-def _plugin(name):
+def _plugin(name, role="bench"):
     import importlib.util
 
     pytest.importorskip("ansible", reason="ansible is the lab extra's")
-    spec = importlib.util.spec_from_file_location(name, ROLE / "action_plugins" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROLES / role / "action_plugins" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -139,7 +141,7 @@ def test_the_rounds_keep_their_files_without_a_module_run(name):
 
 
 def test_run_quotes_every_word_and_adds_the_environment():
-    shell_command = _plugin("vmparity_run").shell_command
+    shell_command = _plugin("vmparity_run", "vmparity").shell_command
     argv = ["sh", "-c", 'printf "%s|" "$VMPARITY_X" "$GLIBC_TUNABLES" "$@"', "sh", "a b", "it's", "$HOME", "*", ""]
     env = {"VMPARITY_X": "x y; true", "GLIBC_TUNABLES": "glibc.cpu.x86_non_temporal_threshold=0xc000000"}
     run = subprocess.run(["/bin/sh", "-c", shell_command(argv, env)], capture_output=True, text=True,
@@ -158,10 +160,10 @@ RUN_PLAY = textwrap.dedent("""\
       gather_facts: false
       connection: local
       tasks:
-        - name: Load the bench role (its plugins), run none of its tasks
+        - name: Load the guests role (its plugins and its dependency's), run none of its tasks
           ansible.builtin.import_role:
-            name: bench
-            tasks_from: assert.yml
+            name: guests
+            tasks_from: clock.yml
           when: false
         - name: Run a program with more environment
           vmparity_run:
@@ -180,7 +182,7 @@ RUN_PLAY = textwrap.dedent("""\
 
 
 @pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
-def test_the_bench_role_runs_programs_through_the_shell_with_its_action(tmp_path):
+def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp_path):
     import datetime
 
     (tmp_path / "play.yml").write_text(RUN_PLAY)
