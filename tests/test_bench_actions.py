@@ -214,3 +214,103 @@ def test_the_rounds_run_benchrun_without_python_on_the_target(name):
                                                           "env": "{{ bench_benchrun_env }}"}
     assert runs[0]["delegate_to"] == "{{ bench_target.host }}"
     assert not [t["name"] for t in tasks if "ansible.builtin.command" in t or "environment" in t]
+
+
+DEPLOY_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        bench_staging_dir: "{{ playbook_dir }}/stage"
+        bench_deploy: {local: "{{ playbook_dir }}/build", remote: "{{ playbook_dir }}/remote/vmparity-bench"}
+        bench_target: {host: localhost, target: metal}
+      tasks:
+        - name: Load the bench role (its plugins), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: Deploy
+          ansible.builtin.include_role:
+            name: bench
+            tasks_from: deploy.yml
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'deployed': bench_deployed.rc, 'unpacked': bench_unpacked.rc | default(None)} | to_json }}"
+    """)
+
+
+def _deploy(tmp_path, archive_from):
+    """Pack archive_from as deploy_all.yml would (named by build/'s manifest) and run deploy.yml."""
+    import hashlib
+
+    manifest = (tmp_path / "build" / "MANIFEST.sha256").read_text()
+    stage = tmp_path / "stage"
+    stage.mkdir(exist_ok=True)
+    name = hashlib.sha256(manifest.rstrip("\n").encode()).hexdigest()  # lookup('file') strips the newline
+    subprocess.run(["tar", "-C", str(archive_from), "-cf", str(stage / f"bench-{name}.tar"), "."], check=True)
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    out = json.loads(run.stdout)
+    return run.returncode, out
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_binaries_are_streamed_in_once_and_checked_on_arrival(tmp_path):
+    (tmp_path / "play.yml").write_text(DEPLOY_PLAY)
+    build = tmp_path / "build"
+    build.mkdir()
+    for name, text in (("benchrun", "#!/bin/sh\necho run\n"), ("clock", "binary\0data" * 1000)):
+        (build / name).write_text(text)
+    subprocess.run("sha256sum benchrun clock > MANIFEST.sha256", shell=True, cwd=build, check=True)
+    # first: missing, so copied, unpacked and checked in one stream
+    rc, out = _deploy(tmp_path, build)
+    assert rc == 0, json.dumps(out)[-3000:]
+    said = json.loads(out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert said["deployed"] != 0 and said["unpacked"] == 0
+    remote = tmp_path / "remote" / "vmparity-bench"
+    assert (remote / "clock").read_bytes() == (build / "clock").read_bytes()
+    assert (remote / "MANIFEST.sha256").read_text() == (build / "MANIFEST.sha256").read_text()
+    # again: the same binaries are there, nothing is copied
+    rc, out = _deploy(tmp_path, build)
+    said = json.loads(out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert rc == 0 and said == {"deployed": 0, "unpacked": None}
+    # an archive whose binary does not match the manifest (damaged on the way) stops the play, naming it
+    damaged = tmp_path / "damaged"
+    subprocess.run(["cp", "-r", str(build), str(damaged)], check=True)
+    (damaged / "clock").write_text("something else")
+    (remote / "clock").write_text("stale")
+    rc, out = _deploy(tmp_path, damaged)
+    assert rc != 0
+    failed = [h for t in out["plays"][0]["tasks"] for h in t["hosts"].values() if h.get("failed")]
+    assert failed and "do not match MANIFEST.sha256" in failed[-1]["msg"] and "clock: FAILED" in failed[-1]["msg"]
+
+
+def test_the_isolation_runs_in_the_controllers_process_only_on_the_controller():
+    action = _plugin("vmparity_isolate")
+    assert action.runs_here("local", False) and action.runs_here("ansible.builtin.local", False)
+    assert not action.runs_here("ssh", False) and not action.runs_here("local", True)
+    module = action._module()
+    # the action's parameters are the module's, checked as its argument_spec would
+    assert set(module.PARAMS) == {"state", "state_file", "holder", "measuring", "guest_prefix", "guest_match", "pin"}
+    got = action.params({"state_file": "/var/tmp/x.json", "measuring": "vmparity-nosmt", "pin": "false"}, module.PARAMS)
+    assert got["state"] == "confined" and got["pin"] is False and got["measuring"] == "vmparity-nosmt"
+    for bad in ({"state_file": "/x", "state": "off"}, {"measuring": "x"}, {"state_file": "/x", "nope": 1},
+                {"state_file": "/x", "pin": "maybe"}):
+        with pytest.raises((ValueError, TypeError)):
+            action.params(bad, module.PARAMS)
+
+
+def test_restoring_with_no_holder_left_changes_nothing_in_the_controllers_process(tmp_path):
+    # the action's path on the controller: module.apply in this process (restoring an empty state moves nothing)
+    module = _plugin("vmparity_isolate")._module()
+    changed, isolation = module.apply(dict(module.PARAMS, state="restored", state_file=str(tmp_path / "s.json"),
+                                           holder="t@localhost"))
+    assert changed is False and isolation == {"restored": [], "errors": [], "held-by-others": []}
+    assert json.loads((tmp_path / "s.json").read_text()) == {"holders": {}, "procs": {}}
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(module.StateError):
+        module.apply(dict(module.PARAMS, state="restored", state_file=str(tmp_path / "bad.json")))
