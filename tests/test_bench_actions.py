@@ -314,3 +314,66 @@ def test_restoring_with_no_holder_left_changes_nothing_in_the_controllers_proces
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(module.StateError):
         module.apply(dict(module.PARAMS, state="restored", state_file=str(tmp_path / "bad.json")))
+
+
+VIEW_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      tasks:
+        - name: What this host sees, checked as a guest's view is (verify.yml)
+          ansible.builtin.import_role:
+            name: guests
+            tasks_from: verify.yml
+          vars:
+            guests_verify: true
+            guests_expect: {cpus_online: "CPUS"}
+            guests_variants_source: variants.yml
+            guests_variant_name: here
+            guests_domain_xml_file: here.xml
+        - name: Say what it saw
+          ansible.builtin.debug:
+            msg: "{{ guests_view.stdout }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_a_guests_view_is_read_through_its_shell_and_checked(tmp_path):
+    # verify.yml hands guest_view.sh's text to sh -c on the target: here, this host is the target
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    cpus = subprocess.run(["getconf", "_NPROCESSORS_ONLN"], capture_output=True, text=True, check=True).stdout.strip()
+    results = {}
+    for name, expect in (("right", cpus), ("wrong", str(int(cpus) + 1))):
+        (tmp_path / f"{name}.yml").write_text(VIEW_PLAY.replace("CPUS", expect))
+        run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / f"{name}.yml")],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        results[name] = (run.returncode, json.loads(run.stdout))
+    rc, out = results["right"]
+    assert rc == 0, json.dumps(out)[-3000:]
+    seen = out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"]  # JSON text: the template gives data back
+    assert seen["cpus_online"] == cpus and seen["vdso"] in ("yes", "no") and seen["clocksource"]
+    rc, out = results["wrong"]
+    failed = [h for t in out["plays"][0]["tasks"] for h in t["hosts"].values() if h.get("failed")]
+    assert rc != 0 and failed and f"the guest sees cpus_online={cpus}" in json.dumps(failed)
+
+
+def test_the_guests_checks_run_without_python_on_the_guest():
+    clock = _tasks(ROLES / "guests" / "tasks" / "clock.yml")
+    view = _tasks(ROLES / "guests" / "tasks" / "verify.yml")
+    assert [t["vmparity_run"]["argv"][0] for t in clock if "vmparity_run" in t] == ["date", "date"]
+    assert not [t["name"] for t in clock + view if "ansible.builtin.command" in t or "ansible.builtin.script" in t]
+    # clock.yml, before verify.yml in the same play, waited for the login: one wait, not two
+    assert sum("ansible.builtin.wait_for_connection" in t for t in clock + view) == 1
+
+
+def test_lab_verify_writes_the_verify_runs_report_once():
+    # site.yml's report play carries the tag lab-verify skips; lab-verify writes both reports after the verdicts
+    site = yaml.safe_load((REPO / "ansible" / "playbooks" / "site.yml").read_text())
+    report = [p for p in site if p.get("name") == "Report the run"]
+    assert len(report) == 1 and report[0]["tags"] == ["report"]
+    assert not [p for p in site if "report" in (p.get("tags") or []) and p is not report[0]]
+    mk = (REPO / "mk" / "verify.mk").read_text()
+    assert "$(LAB_SITE) $$args --skip-tags report " in mk
+    assert mk.count("report $$r > /dev/null &") == 1
