@@ -41,17 +41,21 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	  --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
 	t=$$(date +%s); rc=0; \
-	$(LAB_SITE) $$args -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
+	$(LAB_SITE) $$args --skip-tags report -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
 	site_s=$$(( $$(date +%s) - t )); \
 	echo "==> lab-verify: pause the intervention guests, stop the intervention containers (beside the verdicts;" \
 	  "the next lab-verify resumes them, lab-down removes them; output in $(LAB_VERIFY_DIR)/verify-stop.log)"; \
 	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml -e guests_intervention_stop=$(LAB_VERIFY_GUESTS_STOP) $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
 	stopped() { local s=0; wait $$stop_pid || s=$$?; [ $$s = 0 ] && return 0; cat $(LAB_VERIFY_DIR)/verify-stop.log; \
 	  echo "lab-verify: could not stop the intervention targets (make lab-down removes them)" >&2; return $$s; }; \
-	if [ $$rc != 0 ]; then stopped || true; exit $$rc; fi; \
+	if [ $$rc != 0 ]; then \
+	  [ ! -d $(RESULTS_DIR)/runs/$$verify_id ] || $(VMPARITY) --results-dir $(RESULTS_DIR) report $$verify_id > /dev/null || true; \
+	  stopped || true; exit $$rc; fi; \
 	echo "==> lab-verify: verdicts"; \
 	$(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --measured $$verify_id --seconds $$(( $$(date +%s) - start )); \
-	for r in $$verify_id $$run; do $(VMPARITY) --results-dir $(RESULTS_DIR) report $$r > /dev/null; done; \
+	echo "==> lab-verify: the reports of $$verify_id and $$run, side by side"; \
+	pids=""; for r in $$verify_id $$run; do $(VMPARITY) --results-dir $(RESULTS_DIR) report $$r > /dev/null & pids+=" $$!"; done; \
+	for p in $$pids; do wait $$p; done; \
 	stopped; \
 	echo "lab-verify: took $$(( $$(date +%s) - start )) s (site.yml $$site_s s: provision, rounds, report);" \
 	  "the verdicts beside each explanation in" \

@@ -335,9 +335,59 @@ def leave(state, holder, now):
     return state, not state["holders"]
 
 
-def main():
+class StateError(Exception):
+    """The state file cannot be read."""
+
+
+PARAMS = {"state": "confined", "state_file": None, "holder": "lab", "measuring": "", "guest_prefix": "vmparity-",
+          "guest_match": "", "pin": False}
+
+
+def apply(params, now=None):
+    """Confine (and release `measuring`) or restore, as the parameters say; returns (changed, isolation).
+    The module's main() calls it in a process of its own; the role's action of the same name calls it
+    in the controller's process when the host is the controller itself (action_plugins/vmparity_isolate.py).
+    Raises StateError when the state file cannot be read."""
     import fcntl
     import time
+
+    path, holder = os.path.expanduser(params["state_file"]), params["holder"]
+    now = time.time() if now is None else now
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".lock", "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one read-modify-write at a time, whichever lab
+        try:
+            with open(path, encoding="utf-8") as f:
+                state = json.load(f)
+        except FileNotFoundError:
+            state = {}
+        except (OSError, ValueError) as e:
+            raise StateError(f"{path}: {e}") from e
+        procs, errors = read_procs(), []
+        if params["state"] == "restored":
+            state, last = leave(state, holder, now)
+            done = restore(procs, None, state["procs"], errors) if last else []
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(state, f)
+            return bool(done), {"restored": done, "errors": errors, "held-by-others": sorted(state["holders"])}
+        state = enter(state, holder, now)
+        cpus = host_cpus()
+        p = plan(procs, os.getpid(), cpus, params["measuring"], params["guest_prefix"],
+                 os.path.expanduser("~/.ansible/cp"), params["guest_match"])
+        result = {"cpus": cpulist(cpus), "summary": summary(p, cpus, pin=params["pin"]),
+                  "guest-summary": summary(p, cpus, guest=True), "errors": errors}
+        if "none" not in p:
+            released = restore(procs, set(p["release"]), state["procs"], errors)
+            guests = {pid: _guest_of(procs[pid], params["guest_prefix"]) for pid in p["groups"]["idle-guests"]}
+            confine(procs, p, state["procs"], errors, guests)
+            result.update({"bench-cpu": p["bench-cpu"], "others": cpulist(p["others"]),
+                           "confined": p["groups"], "released": released})
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+    return "none" not in p, result
+
+
+def main():
     from ansible.module_utils.basic import AnsibleModule
 
     module = AnsibleModule(argument_spec={
@@ -349,41 +399,11 @@ def main():
         "guest_match": {"type": "str", "default": ""},
         "pin": {"type": "bool", "default": False},
     }, supports_check_mode=False)
-    path, holder, now = module.params["state_file"], module.params["holder"], time.time()
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path + ".lock", "a", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one read-modify-write at a time, whichever lab
-        try:
-            with open(path, encoding="utf-8") as f:
-                state = json.load(f)
-        except FileNotFoundError:
-            state = {}
-        except (OSError, ValueError) as e:
-            module.fail_json(msg=f"{path}: {e}")
-        procs, errors = read_procs(), []
-        if module.params["state"] == "restored":
-            state, last = leave(state, holder, now)
-            done = restore(procs, None, state["procs"], errors) if last else []
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(state, f)
-            module.exit_json(changed=bool(done), isolation={
-                "restored": done, "errors": errors,
-                "held-by-others": sorted(state["holders"])})
-        state = enter(state, holder, now)
-        cpus = host_cpus()
-        p = plan(procs, os.getpid(), cpus, module.params["measuring"], module.params["guest_prefix"],
-                 os.path.expanduser("~/.ansible/cp"), module.params["guest_match"])
-        result = {"cpus": cpulist(cpus), "summary": summary(p, cpus, pin=module.params["pin"]),
-                  "guest-summary": summary(p, cpus, guest=True), "errors": errors}
-        if "none" not in p:
-            released = restore(procs, set(p["release"]), state["procs"], errors)
-            guests = {pid: _guest_of(procs[pid], module.params["guest_prefix"]) for pid in p["groups"]["idle-guests"]}
-            confine(procs, p, state["procs"], errors, guests)
-            result.update({"bench-cpu": p["bench-cpu"], "others": cpulist(p["others"]),
-                           "confined": p["groups"], "released": released})
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-    module.exit_json(changed="none" not in p, isolation=result)
+    try:
+        changed, isolation = apply(module.params)
+    except StateError as e:
+        module.fail_json(msg=str(e))
+    module.exit_json(changed=changed, isolation=isolation)
 
 
 if __name__ == "__main__":

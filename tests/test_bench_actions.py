@@ -1,0 +1,379 @@
+"""The lab's two actions (action_plugins/), with which a round costs the controller and a TCG
+guest less per repetition: vmparity_run (the vmparity role's, so every role has it) runs benchrun
+through the target's shell, no Python there (ansible.builtin.command starts Python on the target
+for every repetition, which a TCG guest emulates for seconds), and the bench role's vmparity_keep
+keeps its output on the controller in the controller's own process (a copy task takes two module
+runs a file). What each does, that the rounds use them, and, with the real ansible-playbook on
+localhost (no daemon involved), that they work as tasks."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+ROLES = REPO / "ansible" / "roles"
+ROLE = ROLES / "bench"
+ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+
+
+def _plugin(name, role="bench"):
+    import importlib.util
+
+    pytest.importorskip("ansible", reason="ansible is the lab extra's")
+    spec = importlib.util.spec_from_file_location(name, ROLES / role / "action_plugins" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _keep():
+    return _plugin("vmparity_keep").keep
+
+
+def test_keep_writes_the_text_and_says_when_nothing_changed(tmp_path):
+    keep = _keep()
+    dest = tmp_path / "guest-nosmt.txt"
+    assert keep("vmparity-format: 1\nBenchmarkX 1 2 ns/op\n", dest) is True
+    assert dest.read_text() == "vmparity-format: 1\nBenchmarkX 1 2 ns/op\n"
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o644
+    assert keep("vmparity-format: 1\nBenchmarkX 1 2 ns/op\n", dest) is False
+    assert keep("other\n", dest, "0600") is True and dest.read_text() == "other\n"
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o600
+    assert keep("other\n", dest, "0644") is True  # the mode alone changed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["guest-nosmt.txt"]  # no temporary file left
+
+
+def test_keep_into_a_missing_directory_fails_and_leaves_nothing(tmp_path):
+    keep = _keep()
+    with pytest.raises(FileNotFoundError):
+        keep("x", tmp_path / "no-such-dir" / "f.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        out: "{{ playbook_dir }}/out"
+        stdout: "vmparity-format: 1\\ntarget: guest-nosmt\\nBenchmarkClock/clock=realtime 1 20.5 ns/op"
+      tasks:
+        - name: Load the bench role (its plugins), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: Keep a repetition
+          vmparity_keep:
+            content: "{{ stdout }}\\n"
+            dest: "{{ out }}/rep.txt"
+            mode: "0644"
+          register: first
+        - name: Keep it again
+          vmparity_keep:
+            content: "{{ stdout }}\\n"
+            dest: "{{ out }}/rep.txt"
+          register: again
+        - name: Keep a round's record (JSON text, which a template gives back as data)
+          vmparity_keep:
+            content: >-
+              {{ {'round': 1, 'order': ['metal', 'guest-nosmt'], 'timings': {}} | to_nice_json }}
+            dest: "{{ out }}/host-localhost.json"
+            mode: "0644"
+        - name: Keep into a directory that does not exist
+          vmparity_keep:
+            content: x
+            dest: "{{ out }}/missing/rep.txt"
+          register: missing
+          ignore_errors: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'first': first.changed, 'again': again.changed, 'missing': missing.failed,
+                      'why': missing.msg | default('')} | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_bench_role_keeps_files_on_the_controller_with_its_action(tmp_path):
+    (tmp_path / "play.yml").write_text(PLAY)
+    (tmp_path / "out").mkdir()
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert said["first"] is True and said["again"] is False
+    assert said["missing"] is True and "missing/rep.txt" in said["why"]
+    assert (tmp_path / "out" / "rep.txt").read_text() == (
+        "vmparity-format: 1\ntarget: guest-nosmt\nBenchmarkClock/clock=realtime 1 20.5 ns/op\n")
+    record = json.loads((tmp_path / "out" / "host-localhost.json").read_text())
+    assert record == {"round": 1, "order": ["metal", "guest-nosmt"], "timings": {}}
+
+
+def _tasks(path):
+    out = []
+
+    def walk(items):
+        for t in items or []:
+            out.append(t)
+            for key in ("block", "rescue", "always"):
+                walk(t.get(key))
+    walk(yaml.safe_load(path.read_text()))
+    return out
+
+
+@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml", "round.yml"])
+def test_the_rounds_keep_their_files_without_a_module_run(name):
+    # one task per repetition (run_target, remeasure) or per round (round): the copy module is not used
+    tasks = _tasks(ROLE / "tasks" / name)
+    keeps = [t for t in tasks if "vmparity_keep" in t]
+    assert keeps, f"{name} keeps nothing with vmparity_keep"
+    assert not [t["name"] for t in tasks if "ansible.builtin.copy" in t or "copy" in t]
+
+
+def test_run_quotes_every_word_and_adds_the_environment():
+    shell_command = _plugin("vmparity_run", "vmparity").shell_command
+    argv = ["sh", "-c", 'printf "%s|" "$VMPARITY_X" "$GLIBC_TUNABLES" "$@"', "sh", "a b", "it's", "$HOME", "*", ""]
+    env = {"VMPARITY_X": "x y; true", "GLIBC_TUNABLES": "glibc.cpu.x86_non_temporal_threshold=0xc000000"}
+    run = subprocess.run(["/bin/sh", "-c", shell_command(argv, env)], capture_output=True, text=True,
+                         env={"PATH": os.environ["PATH"], "HOME": "/nowhere"}, check=True)
+    assert run.stdout == "x y; true|glibc.cpu.x86_non_temporal_threshold=0xc000000|a b|it's|$HOME|*||"
+    assert shell_command(["/var/tmp/vmparity-bench/benchrun", "--count", "1"]) == \
+        "/var/tmp/vmparity-bench/benchrun --count 1"
+    with pytest.raises(ValueError):
+        shell_command(["true"], {"NOT A NAME": "1"})
+    with pytest.raises(ValueError):
+        shell_command([], {})
+
+
+RUN_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      tasks:
+        - name: Load the guests role (its plugins and its dependency's), run none of its tasks
+          ansible.builtin.import_role:
+            name: guests
+            tasks_from: clock.yml
+          when: false
+        - name: Run a program with more environment
+          vmparity_run:
+            argv: [sh, -c, 'printf "%s|%s\\\\n\\\\n" "$GOMAXPROCS" "$1"; echo progress >&2', sh, "x y"]
+            env: {GOMAXPROCS: "1"}
+          register: ran
+        - name: Run one that fails
+          vmparity_run:
+            argv: [sh, -c, 'echo out; echo "benchrun: memcpy failed" >&2; exit 3']
+          register: failed
+          ignore_errors: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'ran': ran, 'failed': failed} | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp_path):
+    import datetime
+
+    (tmp_path / "play.yml").write_text(RUN_PLAY)
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    before = datetime.datetime.now()
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    after = datetime.datetime.now()
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    ran, failed = said["ran"], said["failed"]
+    # stdout as command gives it (trailing newlines stripped), stderr apart, never mixed in
+    assert ran["rc"] == 0 and ran["stdout"] == "1|x y" and ran["stderr"] == "progress"
+    assert ran["changed"] is True and not ran.get("failed")
+    # the controller's clock, in command's format
+    start, end = (datetime.datetime.strptime(ran[k], "%Y-%m-%d %H:%M:%S.%f") for k in ("start", "end"))
+    assert before <= start <= end <= after
+    assert failed["failed"] is True and failed["rc"] == 3
+    assert failed["stdout"] == "out" and failed["stderr"] == "benchrun: memcpy failed"
+
+
+@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml"])
+def test_the_rounds_run_benchrun_without_python_on_the_target(name):
+    tasks = _tasks(ROLE / "tasks" / name)
+    runs = [t for t in tasks if "vmparity_run" in t]
+    assert len(runs) == 1 and runs[0]["vmparity_run"] == {"argv": "{{ bench_benchrun_argv }}",
+                                                          "env": "{{ bench_benchrun_env }}"}
+    assert runs[0]["delegate_to"] == "{{ bench_target.host }}"
+    assert not [t["name"] for t in tasks if "ansible.builtin.command" in t or "environment" in t]
+
+
+DEPLOY_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        bench_staging_dir: "{{ playbook_dir }}/stage"
+        bench_deploy: {local: "{{ playbook_dir }}/build", remote: "{{ playbook_dir }}/remote/vmparity-bench"}
+        bench_target: {host: localhost, target: metal}
+      tasks:
+        - name: Load the bench role (its plugins), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: Deploy
+          ansible.builtin.include_role:
+            name: bench
+            tasks_from: deploy.yml
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'deployed': bench_deployed.rc, 'unpacked': bench_unpacked.rc | default(None)} | to_json }}"
+    """)
+
+
+def _deploy(tmp_path, archive_from):
+    """Pack archive_from as deploy_all.yml would (named by build/'s manifest) and run deploy.yml."""
+    import hashlib
+
+    manifest = (tmp_path / "build" / "MANIFEST.sha256").read_text()
+    stage = tmp_path / "stage"
+    stage.mkdir(exist_ok=True)
+    name = hashlib.sha256(manifest.rstrip("\n").encode()).hexdigest()  # lookup('file') strips the newline
+    subprocess.run(["tar", "-C", str(archive_from), "-cf", str(stage / f"bench-{name}.tar"), "."], check=True)
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    out = json.loads(run.stdout)
+    return run.returncode, out
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_binaries_are_streamed_in_once_and_checked_on_arrival(tmp_path):
+    (tmp_path / "play.yml").write_text(DEPLOY_PLAY)
+    build = tmp_path / "build"
+    build.mkdir()
+    for name, text in (("benchrun", "#!/bin/sh\necho run\n"), ("clock", "binary\0data" * 1000)):
+        (build / name).write_text(text)
+    subprocess.run("sha256sum benchrun clock > MANIFEST.sha256", shell=True, cwd=build, check=True)
+    # first: missing, so copied, unpacked and checked in one stream
+    rc, out = _deploy(tmp_path, build)
+    assert rc == 0, json.dumps(out)[-3000:]
+    said = json.loads(out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert said["deployed"] != 0 and said["unpacked"] == 0
+    remote = tmp_path / "remote" / "vmparity-bench"
+    assert (remote / "clock").read_bytes() == (build / "clock").read_bytes()
+    assert (remote / "MANIFEST.sha256").read_text() == (build / "MANIFEST.sha256").read_text()
+    # again: the same binaries are there, nothing is copied
+    rc, out = _deploy(tmp_path, build)
+    said = json.loads(out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    assert rc == 0 and said == {"deployed": 0, "unpacked": None}
+    # an archive whose binary does not match the manifest (damaged on the way) stops the play, naming it
+    damaged = tmp_path / "damaged"
+    subprocess.run(["cp", "-r", str(build), str(damaged)], check=True)
+    (damaged / "clock").write_text("something else")
+    (remote / "clock").write_text("stale")
+    rc, out = _deploy(tmp_path, damaged)
+    assert rc != 0
+    failed = [h for t in out["plays"][0]["tasks"] for h in t["hosts"].values() if h.get("failed")]
+    assert failed and "do not match MANIFEST.sha256" in failed[-1]["msg"] and "clock: FAILED" in failed[-1]["msg"]
+
+
+def test_the_isolation_runs_in_the_controllers_process_only_on_the_controller():
+    action = _plugin("vmparity_isolate")
+    assert action.runs_here("local", False) and action.runs_here("ansible.builtin.local", False)
+    assert not action.runs_here("ssh", False) and not action.runs_here("local", True)
+    module = action._module()
+    # the action's parameters are the module's, checked as its argument_spec would
+    assert set(module.PARAMS) == {"state", "state_file", "holder", "measuring", "guest_prefix", "guest_match", "pin"}
+    got = action.params({"state_file": "/var/tmp/x.json", "measuring": "vmparity-nosmt", "pin": "false"}, module.PARAMS)
+    assert got["state"] == "confined" and got["pin"] is False and got["measuring"] == "vmparity-nosmt"
+    for bad in ({"state_file": "/x", "state": "off"}, {"measuring": "x"}, {"state_file": "/x", "nope": 1},
+                {"state_file": "/x", "pin": "maybe"}):
+        with pytest.raises((ValueError, TypeError)):
+            action.params(bad, module.PARAMS)
+
+
+def test_restoring_with_no_holder_left_changes_nothing_in_the_controllers_process(tmp_path):
+    # the action's path on the controller: module.apply in this process (restoring an empty state moves nothing)
+    module = _plugin("vmparity_isolate")._module()
+    changed, isolation = module.apply(dict(module.PARAMS, state="restored", state_file=str(tmp_path / "s.json"),
+                                           holder="t@localhost"))
+    assert changed is False and isolation == {"restored": [], "errors": [], "held-by-others": []}
+    assert json.loads((tmp_path / "s.json").read_text()) == {"holders": {}, "procs": {}}
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(module.StateError):
+        module.apply(dict(module.PARAMS, state="restored", state_file=str(tmp_path / "bad.json")))
+
+
+VIEW_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      tasks:
+        - name: What this host sees, checked as a guest's view is (verify.yml)
+          ansible.builtin.import_role:
+            name: guests
+            tasks_from: verify.yml
+          vars:
+            guests_verify: true
+            guests_expect: {cpus_online: "CPUS"}
+            guests_variants_source: variants.yml
+            guests_variant_name: here
+            guests_domain_xml_file: here.xml
+        - name: Say what it saw
+          ansible.builtin.debug:
+            msg: "{{ guests_view.stdout }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_a_guests_view_is_read_through_its_shell_and_checked(tmp_path):
+    # verify.yml hands guest_view.sh's text to sh -c on the target: here, this host is the target
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    cpus = subprocess.run(["getconf", "_NPROCESSORS_ONLN"], capture_output=True, text=True, check=True).stdout.strip()
+    results = {}
+    for name, expect in (("right", cpus), ("wrong", str(int(cpus) + 1))):
+        (tmp_path / f"{name}.yml").write_text(VIEW_PLAY.replace("CPUS", expect))
+        run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / f"{name}.yml")],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        results[name] = (run.returncode, json.loads(run.stdout))
+    rc, out = results["right"]
+    assert rc == 0, json.dumps(out)[-3000:]
+    seen = out["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"]  # JSON text: the template gives data back
+    assert seen["cpus_online"] == cpus and seen["vdso"] in ("yes", "no") and seen["clocksource"]
+    rc, out = results["wrong"]
+    failed = [h for t in out["plays"][0]["tasks"] for h in t["hosts"].values() if h.get("failed")]
+    assert rc != 0 and failed and f"the guest sees cpus_online={cpus}" in json.dumps(failed)
+
+
+def test_the_guests_checks_run_without_python_on_the_guest():
+    clock = _tasks(ROLES / "guests" / "tasks" / "clock.yml")
+    view = _tasks(ROLES / "guests" / "tasks" / "verify.yml")
+    assert [t["vmparity_run"]["argv"][0] for t in clock if "vmparity_run" in t] == ["date", "date"]
+    assert not [t["name"] for t in clock + view if "ansible.builtin.command" in t or "ansible.builtin.script" in t]
+    # clock.yml, before verify.yml in the same play, waited for the login: one wait, not two
+    assert sum("ansible.builtin.wait_for_connection" in t for t in clock + view) == 1
+
+
+def test_lab_verify_writes_the_verify_runs_report_once():
+    # site.yml's report play carries the tag lab-verify skips; lab-verify writes both reports after the verdicts
+    site = yaml.safe_load((REPO / "ansible" / "playbooks" / "site.yml").read_text())
+    report = [p for p in site if p.get("name") == "Report the run"]
+    assert len(report) == 1 and report[0]["tags"] == ["report"]
+    assert not [p for p in site if "report" in (p.get("tags") or []) and p is not report[0]]
+    mk = (REPO / "mk" / "verify.mk").read_text()
+    assert "$(LAB_SITE) $$args --skip-tags report " in mk
+    assert mk.count("report $$r > /dev/null &") == 1
