@@ -1,6 +1,7 @@
 """check_disasm.py must fail when the built code loses what makes an effect:
 build the three seed programs from bench-src/c into a temporary directory,
-once as they are and once with the overlap removed and mfence replaced."""
+once as they are and once with the overlap removed, mfence replaced and the
+core-clock chain adding an immediate."""
 
 import shutil
 import subprocess
@@ -62,8 +63,14 @@ def test_checks_fail_when_the_effect_is_compiled_out(tmp_path):
     buf.write_text(text.replace('[off] "i"(SIZE - 16)', '[off] "i"(16)', 1))
     kern = src / "fence" / "kernels.c"
     kern.write_text(kern.read_text().replace('"mfence" ::: "memory"', '"lfence" ::: "memory"'))
+    # The core-clock chain adding an immediate: a renamer that folds immediates shortens it.
+    chain = src / "common" / "coreclock.c"
+    chain.write_text(chain.read_text().replace('#define ADD "add %[one], %[x]\\n\\t"',
+                                               '#define ADD "add $1, %[x]\\n\\t"'))
     res = check(build(src, tmp_path / "bad"))
     assert res.returncode == 1
     assert "FAIL - storefwd overlap28: 16-byte stores at OFF and OFF+12 to one base" in res.stdout
     assert "FAIL - fence: fence_llc_mfence has an mfence pair (0)" in res.stdout
-    assert "FAIL - align" not in res.stdout
+    assert "FAIL - storefwd: vmp_add_chain adds a register into one other register 32 times (0 adds" in res.stdout
+    assert "FAIL - align: vmp_add_chain adds a register" in res.stdout  # the chain is in every program
+    assert "FAIL - align: the 13 loop copies" not in res.stdout and "FAIL - align: pad=" not in res.stdout
