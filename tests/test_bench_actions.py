@@ -23,6 +23,15 @@ ROLE = ROLES / "bench"
 ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 
 
+def _playbook(play):
+    """The real ansible-playbook on localhost with the lab's roles, from play's directory; JSON output."""
+    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(play)],
+                          capture_output=True, text=True, env=env, cwd=play.parent, timeout=300)
+
+
 def _plugin(name, role="bench"):
     import importlib.util
 
@@ -104,11 +113,7 @@ PLAY = textwrap.dedent("""\
 def test_the_bench_role_keeps_files_on_the_controller_with_its_action(tmp_path):
     (tmp_path / "play.yml").write_text(PLAY)
     (tmp_path / "out").mkdir()
-    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    run = _playbook(tmp_path / "play.yml")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
     assert said["first"] is True and said["again"] is False
@@ -186,12 +191,8 @@ def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp
     import datetime
 
     (tmp_path / "play.yml").write_text(RUN_PLAY)
-    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(REPO / "ansible" / "roles"), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     before = datetime.datetime.now()
-    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    run = _playbook(tmp_path / "play.yml")
     after = datetime.datetime.now()
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
@@ -249,11 +250,7 @@ def _deploy(tmp_path, archive_from):
     stage.mkdir(exist_ok=True)
     name = hashlib.sha256(manifest.rstrip("\n").encode()).hexdigest()  # lookup('file') strips the newline
     subprocess.run(["tar", "-C", str(archive_from), "-cf", str(stage / f"bench-{name}.tar"), "."], check=True)
-    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml")],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    run = _playbook(tmp_path / "play.yml")
     out = json.loads(run.stdout)
     return run.returncode, out
 
@@ -340,15 +337,11 @@ VIEW_PLAY = textwrap.dedent("""\
 @pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
 def test_a_guests_view_is_read_through_its_shell_and_checked(tmp_path):
     # verify.yml hands guest_view.sh's text to sh -c on the target: here, this host is the target
-    env = dict(os.environ, ANSIBLE_ROLES_PATH=str(ROLES), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     cpus = subprocess.run(["getconf", "_NPROCESSORS_ONLN"], capture_output=True, text=True, check=True).stdout.strip()
     results = {}
     for name, expect in (("right", cpus), ("wrong", str(int(cpus) + 1))):
         (tmp_path / f"{name}.yml").write_text(VIEW_PLAY.replace("CPUS", expect))
-        run = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / f"{name}.yml")],
-                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        run = _playbook(tmp_path / f"{name}.yml")
         results[name] = (run.returncode, json.loads(run.stdout))
     rc, out = results["right"]
     assert rc == 0, json.dumps(out)[-3000:]
