@@ -17,6 +17,7 @@ import yaml
 import resultgen as g
 from test_rounds import _stage
 from vmparity.errors import InputError
+from vmparity import stats
 from vmparity.lab import ab, ab_compare, rounds
 from vmparity.results import inputs
 from vmparity.results.file import parse_file
@@ -111,10 +112,26 @@ PLAN_TASKS = ("Add each target's BASE side (an A/B run)",
               "Record which BASE an A/B run compares with (merge-rounds puts it in rounds.json)")
 
 
+# The role's own defaults: a plain run's caps and an A/B run's.
+ROLE_CAPS = {k: v for k, v in yaml.safe_load((REPO / "ansible/roles/bench/defaults/main.yml").read_text()).items()
+             if k in ("bench_rounds_by_kind", "bench_ab_rounds_by_kind")}
+
+
+def test_the_role_gives_tcg_guests_a_finite_interval_and_keeps_them_out_of_an_ab_run():
+    """By default a TCG guest takes as many rounds as a finite 95 % median interval needs (with fewer, every
+    row of theirs in compare, the report and the PR comment is "± ∞"), and an A/B run keeps them out."""
+    need_ci = stats.samples_for_ci(0.95)[1]
+    assert ROLE_CAPS["bench_rounds_by_kind"]["tcg-guest"] >= need_ci == 6
+    assert stats.summarize_many([[1.0, 1.1, 0.9, 1.05, 0.95, 1.02]])[0].warnings == []
+    assert ab.sides(LAB, 10, ROLE_CAPS["bench_rounds_by_kind"])["not-measured"] == {}
+    assert set(ab.sides(LAB, 10, ROLE_CAPS["bench_ab_rounds_by_kind"])["not-measured"]) == {
+        t["target"] for t in LAB if t["kind"] == "tcg-guest"}
+
+
 @pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
 def test_the_bench_role_plans_the_base_sides_and_records_the_others(tmp_path):
-    """The bench role's own two tasks (tasks/plan.yml), run by the real ansible-playbook on two local hosts
-    of a rack: each host's TCG guest is left out, and ab.json names both hosts' guests."""
+    """The bench role's own two tasks (tasks/plan.yml) with its default caps, run by the real ansible-playbook
+    on two local hosts of a rack: each host's TCG guest is left out, and ab.json names both hosts' guests."""
     tasks = [t for t in yaml.safe_load((REPO / "ansible/roles/bench/tasks/plan.yml").read_text())
              if t.get("name") in PLAN_TASKS]
     assert len(tasks) == 2
@@ -124,7 +141,7 @@ def test_the_bench_role_plans_the_base_sides_and_records_the_others(tmp_path):
     play = [{"name": "plan an A/B run", "hosts": "all", "gather_facts": False,
              "vars": {"bench_ab_base_dir": str(tmp_path / "base"), "bench_ab_base_ref": "main",
                       "bench_ab_base_commit": "ab" * 20, "bench_profile": "quick", "bench_count": 0,
-                      "bench_rounds_by_kind": {"tcg-guest": 3}, "bench_ab_remote_dir": "/var/tmp/b",
+                      **ROLE_CAPS, "bench_ab_remote_dir": "/var/tmp/b",
                       "bench_staging_dir": str(tmp_path / "staging"), "bench_run": "r-ab-quick"},
              "tasks": [{"name": "this host's targets", "ansible.builtin.set_fact": {"bench_targets": "{{ targets }}"}},
                        *tasks,
