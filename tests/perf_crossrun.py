@@ -38,6 +38,9 @@ SAME_CODE_PAIRS = [
     ("2026-11-25T21-48-01Z-ab-quick", "2026-11-25T20-48-17Z-lab-quick"),
     ("2026-11-26T00-31-52Z-lab-quick", "2026-11-26T00-56-07Z-lab-quick"),  # two fresh lab-up runs, isolated
     ("2026-11-26T00-56-07Z-lab-quick", "2026-11-26T00-31-52Z-lab-quick"),
+    # two fresh lab-up runs with core clocks, both directions
+    ("2026-11-26T04-04-25Z-lab-quick", "2026-11-26T06-07-03Z-lab-quick"),
+    ("2026-11-26T06-07-03Z-lab-quick", "2026-11-26T04-04-25Z-lab-quick"),
 ]
 MAX_CHANGED_SHARE = 0.01  # same code: at most 1 % of compared rows reported changed
 GATE_PCT = 10

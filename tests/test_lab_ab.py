@@ -3,6 +3,7 @@ schedule, the BASE checkout, the merge and ingest of both sides, and HEAD
 against BASE per target in the report and the PR comment."""
 
 import json
+import math
 import os
 import random
 import shlex
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -18,8 +20,10 @@ import resultgen as g
 from test_rounds import _stage
 from vmparity.errors import InputError
 from vmparity import stats
+from vmparity.decide import figures
 from vmparity.lab import ab, ab_compare, rounds
-from vmparity.results import inputs
+from vmparity.render import ab_md
+from vmparity.results import inputs, spec
 from vmparity.results.file import parse_file
 from vmparity.results.targets import base_side, head_of, is_base_side, metal_of
 
@@ -371,3 +375,22 @@ def test_a_base_side_is_named_on_arrival():
     out = rounds.relabel(text, "guest-nosmt~base")
     assert out.splitlines()[1] == "target: guest-nosmt~base" and out.splitlines()[4] == "target: not-a-header"
     assert rounds.relabel(text, "guest-nosmt") == text
+
+
+def test_an_ab_pair_states_its_smallest_change_in_time_and_in_core_clocks_apart(tmp_path):
+    """The committed A/B run with core clocks: each pair's figure in time is the median over its time rows alone,
+    its core-clock figure over the clocks rows alone, and the table and `vmparity noise` give both; a run
+    without clocks rows (the synthetic one) gives the time figure alone."""
+    res = ab_compare.analyse(inputs.load(REPO / "results/runs/2026-11-26T04-46-30Z-ab-quick"))
+    speed, clocks = spec.speed_units(), spec.core_clock_units()
+    assert clocks < speed
+    for p in res.pairs:
+        time_rows = [p.row_mde.get((r.name, r.unit), math.inf) for r in p.table.rows
+                     if r.unit in speed - clocks and p.target in r.deltas]
+        assert p.mde == pytest.approx(float(np.median(time_rows)))
+        assert p.mde_clocks is not None and math.isfinite(p.mde_clocks) and p.mde_clocks != p.mde
+    assert f"(core clocks ±{res.pairs[0].mde_clocks:.1f}%) |" in ab_md.per_target(res)
+    assert f"(core clocks {res.pairs[0].mde_clocks:.1f} %)" in figures.ab_lines(res)[1]
+    plain = _ab(tmp_path, seed=1)
+    assert all(p.mde_clocks is None for p in plain.pairs)
+    assert "core clocks" not in ab_md.per_target(plain) and "core clocks" not in "\n".join(figures.ab_lines(plain))

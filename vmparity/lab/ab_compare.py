@@ -29,7 +29,7 @@ import numpy as np
 from .. import table
 from ..decide import explain, noise, paired
 from ..results import inputs, round_record
-from ..results.spec import speed_units
+from ..results.spec import core_clock_units, speed_units
 from ..results.targets import aa_control_of, base_side, is_base_side, metal_of
 from ..table import paired_rounds
 
@@ -40,11 +40,12 @@ class Pair:
     kind: str
     table: object  # columns [BASE side, HEAD]
     result: object  # explain.Result of HEAD against BASE
-    mde: float = math.inf  # the smallest change (%) its median speed row would show beyond noise
+    mde: float = math.inf  # the smallest change (%) its median time row (ns/op, B/s, …) would show beyond noise
     row_mde: dict = field(default_factory=dict)  # (name, unit) -> that row's smallest change beyond noise (%)
     paired: int = 0  # rows decided paired by round
     unpaired: int = 0  # rows left to the unpaired rule (their rounds do not pair, or too few do)
     rounds: int = 0  # rounds both sides have (the most over the rows)
+    mde_clocks: float | None = None  # the same over its core-clock rows (clocks/op, …; None: it has none)
 
 
 @dataclass
@@ -121,8 +122,10 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         result = explain.explain(t, t.configs, rules)
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
+        clocks = core_clock_units()
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
-                             _median_mde(t, target, row_mde), row_mde, *counts))
+                             _median_mde(t, target, row_mde, speed_units() - clocks), row_mde, *counts,
+                             mde_clocks=_median_mde_if_any(t, target, row_mde, clocks)))
     ab.head_only = sorted(set(by_target) - set(bases))
     left_out = record.get("not-measured")
     ab.not_measured = {t: v for t, v in (left_out if isinstance(left_out, dict) else {}).items()
@@ -147,9 +150,15 @@ def _decide_paired(t, head, model, pm, diffs, alpha):
     return paired_rounds.decide(t, head, pm, diffs, alpha, fallback)
 
 
-def _median_mde(t, head, row_mde):
-    """The median over the pair's speed rows of the smallest change beyond noise (inf when most have none)."""
-    speed = speed_units()
-    v = [row_mde.get((r.name, r.unit), math.inf) for r in t.rows if r.unit in speed and head in r.deltas]
+def _median_mde(t, head, row_mde, units):
+    """The median over the pair's rows of those units of the smallest change beyond noise (inf when most have
+    none). Time rows and core-clock rows apart: a pair has both for the same benchmarks, and one median over
+    the two would be a figure of neither."""
+    v = [row_mde.get((r.name, r.unit), math.inf) for r in t.rows if r.unit in units and head in r.deltas]
     finite = [x for x in v if math.isfinite(x)]
     return float(np.median(v)) if v and len(finite) * 2 > len(v) else math.inf
+
+
+def _median_mde_if_any(t, head, row_mde, units):
+    """_median_mde, or None when the pair has no row of those units."""
+    return _median_mde(t, head, row_mde, units) if any(r.unit in units and head in r.deltas for r in t.rows) else None

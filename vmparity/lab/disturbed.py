@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..results.spec import known_units, speed_units
+from ..results.spec import core_clock_units, known_units, speed_units
 from ..results.targets import TCG_GUEST
 from ..query.names import job_of
 from ..stats import MAD_NORMAL
@@ -42,7 +42,6 @@ MIN_SHIFT_PCT = 3.0
 K_SCATTER = 4.0
 AGREE = 3 / 4
 MIN_ROUNDS = 3  # fewer rounds have no median to be disturbed against
-CORE_CLOCK_PREFIX = "clocks/"
 
 
 def round_values(path):
@@ -57,7 +56,7 @@ def shifts(rounds):
     # Core clocks (clocks/op, …) are left out: a repetition in a lower turbo bin is
     # slower in time but not in clocks, and a job's clocks rows beside its time rows
     # would halve its median shift and hide the spell the time rows show.
-    speed = {u for u in speed_units() if not u.startswith(CORE_CLOCK_PREFIX)}
+    speed = speed_units() - core_clock_units()
     rows = {}
     for k, values in rounds.items():
         for (name, unit), v in values.items():

@@ -141,12 +141,12 @@ def _differing(t, targets):
                 and r.deltas[c].comparison.significant and not r.deltas[c].within_noise} for c in targets}
 
 
-def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing=None,
-           counted=None):
+def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing, counted):
     """Each trial: `rows` benchmarks of a target (drawn from those its reference target
     `reference(t)` has too, and that do not already differ from it beyond noise:
     `differing` {target: names}) scaled by the effect in a copy of the run; decide(copy, t)
-    gives the table the report would, and _count counts what it found.
+    gives the table the report would, and _count counts what it found in the rows whose
+    unit counted(unit) accepts.
 
     Why not the rows that already differ: a row of a container 30 % faster than metal
     (its smaller fence buffer, say) with +20 % planted is still faster, and not finding
@@ -159,7 +159,7 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")
             higher = [u for u, h in rf.declared_units.items() if h]
-            skip = (differing or {}).get(t, set())
+            skip = differing.get(t, set())
             candidates = sorted({name for name, _ in plant.plantable(rf.benchmarks)
                                  if name in files[reference(t)].benchmarks and name not in skip})
             res.excluded[t] = len(skip)
@@ -169,7 +169,7 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
                     rng = random.Random(f"{seed}:{t}:{effect}:{k}")
                     names = set(rng.sample(candidates, min(rows, len(candidates))))
                     (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
-                    _count(decide(copy, t), t, names, effect, mde, er, counted or _counted_units(None))
+                    _count(decide(copy, t), t, names, effect, mde, er, counted)
                 res.effects.append(er)
             (copy / Path(rf.path).name).write_text(text, encoding="utf-8")  # the next target's trials see it unplanted
 

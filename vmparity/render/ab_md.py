@@ -59,7 +59,7 @@ def per_target(ab):
         f = figures.per_target(p.table, {p.target: p.result})[0]
         rules = ", ".join(dict.fromkeys(md_code(e.rule["id"], in_table=True) for e in p.result.explanations)) or "—"
         lines.append(f"| {md_code(p.target, in_table=True)} | {md_text(p.kind)} | {f.worse} | {f.better} | {f.within} "
-                     f"| {rules} | {f.unexplained} | {fmt.mde(p.mde)} |")
+                     f"| {rules} | {f.unexplained} | {fmt.mde_time_clocks(p.mde, p.mde_clocks)} |")
     out = "\n".join(lines) + "\n"
     if ab.head_only:
         out += no_base(ab)

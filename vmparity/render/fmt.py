@@ -50,6 +50,12 @@ def mde(x):
     return f"±{x:.1f}%" if math.isfinite(x) else "none (too few samples to reach α)"
 
 
+def mde_time_clocks(time, clocks):
+    """A pair's smallest change seen in its time rows, and in its core-clock rows when it has them:
+    `±2.4% (core clocks ±1.3%)`."""
+    return mde(time) + (f" (core clocks {mde(clocks)})" if clocks is not None else "")
+
+
 def p_n(c):
     """benchstat's `p=0.000 n=10` (or n=10+8 when the sides differ)."""
     n = f"n={c.n1}" if c.n1 == c.n2 else f"n={c.n1}+{c.n2}"

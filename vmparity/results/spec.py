@@ -30,3 +30,8 @@ def series_keys():
 def speed_units():
     """Units a change of speed moves (time per operation, throughput)."""
     return set(spec()["speed-units"])
+
+
+def core_clock_units():
+    """The speed units counted in core clocks (ns x the core clock measured beside them), not time."""
+    return set(spec()["core-clock-units"])
