@@ -92,7 +92,9 @@ def planted_targets(cr):
 
 
 def recall(base, head, target, pct, results_dir, keep, work):
-    out = plant_slowdown(inputs.resolve(head, results_dir), work / f"{Path(str(head)).name}-{target}-{pct}", target, pct, keep)
+    # The copy is named by both runs: a run can be HEAD of two pairs (A against B, A against C).
+    copy = work / f"{Path(str(head)).name}-vs-{Path(str(base)).name}-{target}-{pct}"
+    out = plant_slowdown(inputs.resolve(head, results_dir), copy, target, pct, keep)
     cr = judged(base, out, results_dir)
     rows = [j for j in cr.rows if j.group == target and j.status != crossrun.NOT_TESTED and (keep is None or keep(j.name))]
     found = [j for j in rows if j.status == crossrun.CHANGED and j.verdict == "worse"]
