@@ -1,17 +1,23 @@
-"""The CPU-quota rules: CFS throttling (any benchmark) and GOMAXPROCS above the quota (snowflake)."""
+"""The CPU-quota rules: CFS throttling (the jobs it stopped) and GOMAXPROCS above the quota (snowflake)."""
 
 import random
 
 import resultgen
 from vmparity.decide import explain
-from vmparity.results import inputs
+from vmparity.results import inputs, throttled_jobs
 from vmparity import table
 
 
-def _pair(tmp_path, throttled):
+def _pair(tmp_path, throttled, jobs=None):
+    """metal against a quota container whose memcpy rows are 1.6x slower; jobs: its cpu-throttled-jobs
+    value (None: the key absent, as from a benchrun before it)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     metal = dict(resultgen.METAL, **{"cpu-throttled-periods": "0 of 0", "cpu-throttled-ms": "0"})
     quota = dict(resultgen.METAL, target="container-quota", **{"target-kind": "container", "cpu-quota": "1",
                  "cpu-throttled-periods": f"{throttled} of 900", "cpu-throttled-ms": str(throttled * 40)})
+    if jobs is not None:
+        metal["cpu-throttled-jobs"] = "none"
+        quota["cpu-throttled-jobs"] = jobs
     rng = random.Random(5)
     files = []
     for cfg, slow in ((metal, 1.0), (quota, 1.6)):
@@ -39,3 +45,35 @@ def test_no_throttling_no_throttling_explanation(tmp_path):
     res = _pair(tmp_path, throttled=0)
     assert "cpu-throttling" not in {e.rule["id"] for e in res.explanations}
     assert [f for f in res.unexplained if f.name.startswith("BenchmarkMemcpy/")]
+
+
+def test_throttling_claims_only_the_rows_of_the_jobs_it_stopped(tmp_path):
+    """benchrun says which jobs the quota stopped: the rule claims their rows and names them, and leaves a
+    slower row of a job that ran unthrottled to the other rules (here: unexplained)."""
+    stopped = _pair(tmp_path / "stopped", throttled=240,
+                    jobs="memcpy-static/tunable=default 200 of 300 (8000 ms); snowflake 40 of 90 (1600 ms)")
+    e = {e.rule["id"]: e for e in stopped.explanations}["cpu-throttling"]
+    claimed = {f.name for f in e.rows}
+    assert claimed and all(n.startswith("BenchmarkMemcpy/link=static/tunable=default/") for n in claimed)
+    assert "in these benchmarks' jobs: memcpy-static/tunable=default 200 of 300 (8000 ms)" in e.cause
+    assert not [f for f in stopped.unexplained if f.name.startswith("BenchmarkMemcpy/")]
+
+    elsewhere = _pair(tmp_path / "elsewhere", throttled=40, jobs="snowflake 40 of 90 (1600 ms)")
+    assert "cpu-throttling" not in {e.rule["id"] for e in elsewhere.explanations}
+    assert [f for f in elsewhere.unexplained if f.name.startswith("BenchmarkMemcpy/")]
+
+
+def test_a_run_that_could_not_read_per_job_throttling_is_read_as_before(tmp_path):
+    res = _pair(tmp_path, throttled=240, jobs="unknown (no cpu.stat)")
+    e = {e.rule["id"]: e for e in res.explanations}["cpu-throttling"]
+    assert any(f.name.startswith("BenchmarkMemcpy/") for f in e.rows) and "while these benchmarks ran" in e.cause
+
+
+def test_the_per_job_value_reads_back_and_a_malformed_one_says_nothing():
+    v = "snowflake 3 of 9 (12 ms); memcpy-static/tunable=min 0 of 4 (0 ms)"
+    assert throttled_jobs.parse(v) == {"snowflake": (3, 9, 12), "memcpy-static/tunable=min": (0, 4, 0)}
+    assert throttled_jobs.throttled(v, "snowflake") is True and throttled_jobs.throttled(v, "clock") is False
+    assert throttled_jobs.parse("none") == {} and throttled_jobs.summed(["none", "none"]) == "none"
+    assert throttled_jobs.summed([v, "snowflake 1 of 1 (1 ms)"]) == "snowflake 4 of 10 (13 ms)"
+    for bad in ("snowflake lots", "unknown (no cpu.stat)", "", None, "snowflake 3 of 9 (12 ms);"):
+        assert throttled_jobs.parse(bad) is None and throttled_jobs.throttled(bad, "snowflake") is None

@@ -17,12 +17,13 @@ import jinja2.sandbox
 import yaml
 
 from ..errors import InputError
-from ..query.names import family, param_number, split_name
+from ..query.names import family, job_of, param_number, split_name
+from ..results import throttled_jobs
 from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
-              "pct-below"}
+              "pct-below", "job-throttled"}
 
 
 @dataclass
@@ -146,7 +147,7 @@ def _check_condition(cond, arg):
     elif cond in ("param-between", "param-above-key"):
         if not (isinstance(arg, dict) and set(arg) == {"param", "key"} and all(isinstance(v, str) for v in arg.values())):
             return "expected {param: NAME, key: HEADER-KEY}"
-    elif cond == "one-sided" and not isinstance(arg, bool):
+    elif cond in ("one-sided", "job-throttled") and not isinstance(arg, bool):
         return "expected true or false"
     elif cond == "pct-below" and (isinstance(arg, bool) or not isinstance(arg, (int, float)) or not arg > 0):
         return "expected a percentage above 0"
@@ -218,7 +219,19 @@ def matches(alt, f, A, B):
             return False
         if cond == "pct-below" and (f.pct is None or not abs(f.pct) < arg):
             return False
+        if cond == "job-throttled" and _job_throttled(f, A, B) is not arg:
+            return False
     return True
+
+
+def _job_throttled(f, A, B):
+    """Whether the CFS quota stopped the job that measured f's row on either side (the
+    cpu-throttled-jobs key). A side throttled in no period at all was not; where a throttled
+    side does not say per job (a benchrun before the key, or cpu.stat unreadable), nothing
+    rules the row out: True, as the rule read before the key."""
+    said = [False if param_number(side.get("cpu-throttled-periods")) == 0
+            else throttled_jobs.throttled(side.get(throttled_jobs.KEY), job_of(f.name)) for side in (A, B)]
+    return any(v is None or v for v in said)
 
 
 def findings(table, within=None):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.targets import head_of
-from ..results import jsonfile, round_record
+from ..results import jsonfile, round_record, throttled_jobs
 from . import disturbed
 
 SCHEMA = round_record.SCHEMA
@@ -148,7 +148,8 @@ def merge_target(round_files, texts=None):
                 order.append(k)
     for k in order:
         values = [dict(c).get(k) for c, _, _ in parts]
-        if len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY) and not k.startswith(PER_REPETITION):
+        if (len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY, throttled_jobs.KEY)
+                and not k.startswith(PER_REPETITION)):
             changed[k] = values
     merged = dict(first)
     merged[COUNT_KEY] = str(sum(int(dict(c).get(COUNT_KEY, "1")) for c, _, _ in parts))
@@ -160,6 +161,13 @@ def merge_target(round_files, texts=None):
     periods = [_periods(dict(c).get(PERIODS_KEY)) for c, _, _ in parts]
     if PERIODS_KEY in merged and None not in periods:
         merged[PERIODS_KEY] = f"{sum(p[0] for p in periods)} of {sum(p[1] for p in periods)}"
+    if throttled_jobs.KEY in merged:
+        values = [dict(c).get(throttled_jobs.KEY) for c, _, _ in parts]
+        jobs = throttled_jobs.summed(values)
+        if jobs is not None:
+            merged[throttled_jobs.KEY] = jobs
+        elif len(set(values)) > 1:
+            merged[throttled_jobs.KEY] = "unknown (not every round's value could be read)"
     if changed:
         # the environment moved during the run: keep round 1's value and say which keys moved
         merged["fingerprint-changed"] = " ".join(sorted(changed))

@@ -149,6 +149,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 
 	// CFS throttling during the run: the quota, not the code, set the pace
 	throttleBefore, throttleErr := envprobe.ReadThrottle()
+	byJob := newJobThrottle(envprobe.ReadThrottle)
 
 	var body []string
 	total, n := len(jobs)*o.Count, 0
@@ -159,7 +160,11 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 			n++
 			t0 := time.Now()
 			fmt.Fprintf(stderr, "[%*d/%d] rep %d/%d %s ... ", len(strconv.Itoa(total)), n, total, rep, o.Count, j.Name)
-			out, err := runJob(ctx, j, o.Profile, serialCPU)
+			var out string
+			err := byJob.measure(j.Name, func() (err error) {
+				out, err = runJob(ctx, j, o.Profile, serialCPU)
+				return err
+			})
 			if err != nil {
 				fmt.Fprintln(stderr, "FAILED")
 				return fmt.Errorf("benchmark %s failed (repetition %d of %d): %v; %s left unchanged", j.Name, rep, o.Count, err, o.Out)
@@ -174,6 +179,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		}
 	}
 	recordThrottle(h, throttleBefore, throttleErr)
+	h.SetFixed("cpu-throttled-jobs", byJob.String())
 	data := h.String() + strings.Join(body, "\n") + "\n"
 	if o.Out == StdoutPath {
 		if _, err := io.WriteString(stdout, data); err != nil {
