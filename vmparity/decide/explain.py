@@ -162,7 +162,16 @@ def _env():
     # templates to data, away from Python internals.
     env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
     env.globals["num"] = param_number
+    env.globals["throttled_jobs_of"] = _throttled_jobs_of
     return env
+
+
+def _throttled_jobs_of(value, rows):
+    """The entries of a cpu-throttled-jobs value for the jobs that measured rows ("" when the
+    value says nothing per job), for a rule's text to name what stopped those rows."""
+    jobs = throttled_jobs.parse(value) or {}
+    mine = {job_of(f.name) for f in rows}
+    return throttled_jobs.format_value({j: n for j, n in jobs.items() if j in mine}) if mine & set(jobs) else ""
 
 
 def _differs(A, B, key):
