@@ -15,7 +15,7 @@ AA = dict(g.METAL, target="metal-aa")
 TARGETS = (g.METAL, AA, g.QUOTA_CONTAINER)
 
 
-def make_run(runs, run_id, seed, slower=0.0, only_on=None, extra=(), count=10, machine=None):
+def make_run(runs, run_id, seed, slower=0.0, only_on=None, extra=(), count=10, machine=None, tcg_count=3):
     """A stored lab run: metal, its A/A pass and a container (plus `extra` headers),
     every target `slower` (a fraction) slower than the model; `only_on` = (target, fraction)
     makes one target slower still."""
@@ -24,7 +24,7 @@ def make_run(runs, run_id, seed, slower=0.0, only_on=None, extra=(), count=10, m
     rng = random.Random(seed)
     for cfg in TARGETS + tuple(extra):
         cfg = dict(cfg, **{"run-id": run_id}, **({"machine": machine} if machine else {}))
-        n = 3 if cfg["target-kind"] == "tcg-guest" else count
+        n = tcg_count if cfg["target-kind"] == "tcg-guest" else count
         benches = g.suite(cfg, rng, count=n)
         factor = 1 + slower
         if only_on and cfg["target"] == only_on[0]:
@@ -90,6 +90,26 @@ def test_rows_with_too_few_samples_are_not_tested_never_unchanged(runs, cli):
     assert f"**{len(untested)} not tested**" in r.out
     assert f"`guest-nosmt` {len(untested)} rows (n = 3)" in r.out
     assert "not tested (n = 3)" in r.out  # in the table of all rows
+
+
+def test_an_emulated_guest_is_not_tested_across_runs_whatever_its_samples(runs, cli):
+    """Six rounds give a TCG guest's rows enough samples for the U test, but across runs every one of them is the
+    emulator's speed (5-10 % run to run, 4x on large copies): not tested, with that reason, never unchanged,
+    and the gate holds none of them against the code; metal and the container are judged as before."""
+    guest = dict(g.NOSMT_GUEST, **{"target-kind": "tcg-guest"})
+    make_run(runs, "base", 1, extra=[guest], tcg_count=6)
+    make_run(runs, "head", 2, extra=[guest], tcg_count=6, only_on=("guest-nosmt", 0.5))
+    _, cr = judge(runs, "base", "head")
+    untested = cr.of(crossrun.NOT_TESTED)
+    assert untested and {j.group for j in untested} == {"guest-nosmt"}
+    assert all(j.n == (6, 6) and j.untested_because == crossrun.EMULATED for j in untested)
+    assert not any(j.group == "guest-nosmt" and j.status != crossrun.NOT_TESTED for j in cr.rows)
+    assert [j for j in cr.rows if j.group == "container-quota" and j.status == crossrun.SAME]
+    r = cli("--results-dir", runs.parent, "pr-comment", "base", "head", "--fail-on-regression", "10")
+    assert r.code == 0, r.err  # +50 % on the emulated guest is not a regression of the code
+    assert f"**{len(untested)} not tested** (emulated guests)" in r.out
+    assert f"**Not tested across runs** ({len(untested)} rows): `guest-nosmt` {len(untested)} rows: emulated" in r.out
+    assert "not tested (emulated guest)" in r.out
 
 
 def test_runs_that_share_only_the_controls_keep_the_plain_comparison(runs):

@@ -4,7 +4,7 @@ from ..decide import crossrun
 from ..results import inputs
 from .. import table
 from ..errors import InputError
-from ..render import FORMATS
+from ..render import FORMATS, crossrun_md
 from ..render.gate import gate
 
 
@@ -32,7 +32,7 @@ def note_crossrun(t, err):
     err.write(f"vmparity: note: two runs, each target against itself with the host's drift taken out: "
               f"{len(cr.of(crossrun.CHANGED))} row(s) changed beyond run-to-run noise, "
               f"{len(cr.of(crossrun.NOISE))} within it{moved}, {len(cr.of(crossrun.NOT_TESTED))} not tested "
-              f"(too few samples); docs/noise.md\n")
+              f"({crossrun_md.untested_why(cr)}); docs/noise.md\n")
 
 
 def note_unknown_directions(t, err):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
-from ..results.targets import aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
+from ..results.targets import TCG_GUEST, aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
 from ..query.names import family
 
 FLOOR_PCT = 3.0  # as the in-run rule's (noise.FLOOR_PCT): no finding below it
@@ -50,6 +50,9 @@ SPREAD_Z = 4.0  # sampling errors a change must clear: runs differ by more than 
 _MEDIAN_SE = 1.2533 * 1.4826  # sd of a median of normal values ≈ this · MAD / √n
 
 CHANGED, NOISE, SAME, NOT_TESTED, CONTROL = "changed", "within noise", "same", "not tested", "control"
+# Why a row is not tested: too few samples for the U test, or an emulated guest, whose whole
+# speed is the emulator's and moves from run to run (docs/noise.md, "Across runs").
+FEW_SAMPLES, EMULATED = "too few samples", "emulated guest"
 
 
 @dataclass
@@ -66,6 +69,7 @@ class RowJudgement:
     n: tuple = ()  # (BASE samples, HEAD samples)
     higher_better: bool = None
     raw_change_pct: float = None  # the change without the drift, where the target differs from metal in a run
+    untested_because: str = None  # FEW_SAMPLES or EMULATED, for NOT_TESTED rows
 
 
 @dataclass
@@ -178,7 +182,13 @@ def judge(table, values, exact_units=(), history=None):
             j.status = CONTROL
             continue
         if min(len(b), len(h)) < need:
-            j.status = NOT_TESTED
+            j.status, j.untested_because = NOT_TESTED, FEW_SAMPLES
+            continue
+        if TCG_GUEST in {table.configs.get((r.group, c), {}).get("target-kind") for c in (base, head)}:
+            # Under TCG every row is the emulator's speed, which moves by 5-10 % between runs (and
+            # copies of 1 MiB and more by 4x, per process): beyond any band the controls give, and
+            # not the code's. Within one run, against metal or BASE, such a guest is judged as always.
+            j.status, j.untested_because = NOT_TESTED, EMULATED
             continue
         if r.unit in exact_units or drift is None or not (np.median(b) > 0 and np.median(h) > 0):
             drift, eps = 0.0, 0.0  # nothing to take out: the raw change, held against the same band

@@ -21,7 +21,7 @@ def summary(cr):
     drift_text = f" (host drift of {drift[0]:+.1f} %)" if drift else ""
     parts = [f"**{worse} worse**", f"**{better} better**"] + ([f"{other} changed"] if other else [])
     return (f"{', '.join(parts)} beyond run-to-run noise; {within} within run-to-run noise{drift_text}, "
-            f"{same} unchanged, **{untested} not tested** (too few samples), and {controls} rows of the controls "
+            f"{same} unchanged, **{untested} not tested** ({untested_why(cr)}), and {controls} rows of the controls "
             f"({', '.join(md_code(c) for c in cr.controls)}) that measure the host's drift; "
             f"{len(cr.rows)} compared rows.\n")
 
@@ -52,18 +52,41 @@ def detectable(cr):
     return f"\nSmallest change it could have seen (minimum detectable effect, the median band per family): {text}.\n"
 
 
+def untested_why(cr):
+    """The reasons of the rows not tested, for the counts line: `too few samples`, `emulated guests`."""
+    why = {j.untested_because for j in cr.of(cr_.NOT_TESTED)}
+    return ", ".join(text for w, text in ((cr_.FEW_SAMPLES, "too few samples"), (cr_.EMULATED, "emulated guests"))
+                     if w in why) or "too few samples"
+
+
 def not_tested(cr):
     """Which rows could not be tested, by target, with why."""
     rows = cr.of(cr_.NOT_TESTED)
     if not rows:
         return ""
-    by = {}
-    for j in rows:
-        by.setdefault(j.group, []).append(min(j.n))
-    names = [f"{md_code(t)} {len(ns)} rows (n = {min(ns)})" for t, ns in list(by.items())[:NOT_TESTED_SHOWN]]
-    more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
-    return (f"\n**Not tested** ({len(rows)} rows): {', '.join(names)}{more}: fewer than {cr.need} samples on a side, "
-            f"so the U test cannot reach α = {cr.alpha:g} whatever the values; these rows are neither changed nor unchanged.\n")
+    out = ""
+    few = [j for j in rows if j.untested_because != cr_.EMULATED]
+    if few:
+        by = {}
+        for j in few:
+            by.setdefault(j.group, []).append(min(j.n))
+        names = [f"{md_code(t)} {len(ns)} rows (n = {min(ns)})" for t, ns in list(by.items())[:NOT_TESTED_SHOWN]]
+        more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
+        out += (f"\n**Not tested** ({len(few)} rows): {', '.join(names)}{more}: fewer than {cr.need} samples on a side, "
+                f"so the U test cannot reach α = {cr.alpha:g} whatever the values; these rows are neither changed nor "
+                f"unchanged.\n")
+    emulated = [j for j in rows if j.untested_because == cr_.EMULATED]
+    if emulated:
+        by = {}
+        for j in emulated:
+            by[j.group] = by.get(j.group, 0) + 1
+        names = [f"{md_code(t)} {n} rows" for t, n in list(by.items())[:NOT_TESTED_SHOWN]]
+        more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
+        out += (f"\n**Not tested across runs** ({len(emulated)} rows): {', '.join(names)}{more}: emulated (TCG) "
+                f"guests, whose every row is the emulator's speed, which moves by 5–10 % from run to run (and by up "
+                f"to 4x on large copies) whatever the code; compare them within one run (against metal, or "
+                f"`make lab-ab`). These rows are neither changed nor unchanged.\n")
+    return out
 
 
 def changed_table(t, cr, budget):
@@ -99,5 +122,6 @@ def notes(cr):
         if j.status in (cr_.NOISE, cr_.CONTROL):
             out[(j.group, j.name, j.unit)] = within_note(j)
         elif j.status == cr_.NOT_TESTED:
-            out[(j.group, j.name, j.unit)] = f"not tested (n = {min(j.n)})"
+            out[(j.group, j.name, j.unit)] = ("not tested (emulated guest)" if j.untested_because == cr_.EMULATED
+                                              else f"not tested (n = {min(j.n)})")
     return out
