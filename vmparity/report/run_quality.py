@@ -27,7 +27,7 @@ def noise(ctx):
                    f"shows for its benchmark); smaller ones are listed as within noise (docs/noise.md).")
         pm = getattr(m, "paired", None)
         if pm is not None and pm.rows:
-            out.append(f"Rows measured in enough rounds on both sides (six or more; TCG guests take part in three) "
+            out.append(f"Rows measured in enough rounds on both sides (six or more) "
                        f"are decided **round by round** instead: the target's ratio to both passes of "
                        f"{md_code(m.metal)} in each round, so a slow spell the round shared cancels; the signed-rank "
                        f"test on those ratios and a band from their spread, calibrated on the A/A pair's own rounds. "

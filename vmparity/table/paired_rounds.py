@@ -4,8 +4,8 @@ Two users: a lab run's targets against metal (`apply_in_run`: every report,
 `vmparity noise` and the planted-effect trials build their run table through
 table.build, which calls it), and an A/B run's HEAD against its BASE side
 (lab/ab_compare.py calls `decide`). A row whose rounds do not pair, or with
-fewer paired rounds than the signed-rank test needs to reach α (TCG guests
-take part in three), keeps the unpaired rule's delta (decide/noise.py).
+fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
+of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
 from ..decide import paired
