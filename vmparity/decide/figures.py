@@ -79,7 +79,7 @@ def ab_lines(ab):
         (f,) = per_target(p.table, {p.target: p.result})
         out.append(f"  {p.target} ({p.kind}): {f.beyond} of {f.rows} rows ({100 * f.beyond_share:.1f} %) beyond noise "
                    f"({f.worse} worse, {f.better} better), {f.within} within noise; smallest change seen {_pct(p.mde)}"
-                   + (f" (core clocks {_pct(p.mde_clocks)})" if getattr(p, "mde_clocks", None) is not None else ""))
+                   + (f" (core clocks {_pct(p.mde_clocks)})" if p.mde_clocks is not None else ""))
     for t, v in sorted((getattr(ab, "not_measured", None) or {}).items()):
         out.append(f"  {t} ({v.get('kind', '?')}): not measured, its kind takes {v.get('rounds')} round(s), fewer than "
                    f"the {v.get('need')} a side an A/B test needs (docs/noise.md)")

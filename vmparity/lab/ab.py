@@ -60,7 +60,7 @@ def sides(targets, rounds, rounds_by_kind=None, remote_dir="", alpha=stats.DEFAU
     """The bench role's targets of an A/B run, each followed by its BASE side, and the targets it leaves out.
 
     targets: [{target, kind, …}] of one host (the plain run's); rounds: the run's rounds; rounds_by_kind
-    {kind: n}: the cap that gives a kind fewer rounds (TCG guests three). Every target but the A/A pass
+    {kind: n}: the cap that gives a kind fewer rounds (an A/B run's TCG guests three). Every target but the A/A pass
     gets a BASE side `<target>~base` (side `base`, its binaries in remote_dir), except one whose kind's cap
     leaves it fewer rounds than the rest of the run and fewer than any test of HEAD against BASE needs to
     reach alpha (the U test's 4 a side at 0.05; the signed-rank test needs 6 pairs): its A/B could only
@@ -68,7 +68,7 @@ def sides(targets, rounds, rounds_by_kind=None, remote_dir="", alpha=stats.DEFAU
     would add is its HEAD against metal, which `make lab-up` measures, at the price of the longest slots of
     the rounds (a TCG guest's). A run whose targets all have the same rounds (smoke's one) leaves nobody
     out: there nothing is cut, and the run checks the path. More rounds for the kind bring it back with
-    both sides (bench_rounds_by_kind, e.g. {tcg-guest: 4}).
+    both sides (the role's bench_ab_rounds_by_kind, e.g. {tcg-guest: 4}).
 
     Returns {"targets": [...], "not-measured": {target: {kind, rounds, need}}}; rounds.json keeps the
     latter under `ab` and the report names them (docs/noise.md, "A/B in one run")."""

@@ -100,6 +100,8 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
                 ab.aa_paired[metal] = aa_from.aa_paired[metal]
         elif metal in by_target and aa_rf is not None:
             ab.aa_paired[metal] = paired.calibrate(_paired_rows(by_target[metal], aa_rf, full_record), alpha)
+    clock_units = core_clock_units()
+    time_units = speed_units() - clock_units
     for target, base_rf in bases.items():
         head_rf = by_target.get(target)
         if only is not None and target not in only:
@@ -122,10 +124,9 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         result = explain.explain(t, t.configs, rules)
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
-        clocks = core_clock_units()
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
-                             _median_mde(t, target, row_mde, speed_units() - clocks), row_mde, *counts,
-                             mde_clocks=_median_mde_if_any(t, target, row_mde, clocks)))
+                             _median_mde(t, target, row_mde, time_units), row_mde, *counts,
+                             mde_clocks=_median_mde_if_any(t, target, row_mde, clock_units)))
     ab.head_only = sorted(set(by_target) - set(bases))
     left_out = record.get("not-measured")
     ab.not_measured = {t: v for t, v in (left_out if isinstance(left_out, dict) else {}).items()

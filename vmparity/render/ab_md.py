@@ -86,7 +86,7 @@ def not_measured(ab):
         out += (f"\nNot measured in this A/B run: {', '.join(md_code(t) for t in ts)} ({md_text(kind or 'target')}, "
                 f"which takes {rounds} round{'' if rounds == 1 else 's'}: fewer than the {need} a side any test of HEAD "
                 f"against BASE needs to reach α = {alpha:g}; `make lab-up` compares them with metal, and more rounds for "
-                "the kind (`bench_rounds_by_kind`) bring them into an A/B run with both sides; docs/noise.md, "
+                "the kind in an A/B run (`bench_ab_rounds_by_kind`) bring them into an A/B run with both sides; docs/noise.md, "
                 "\"A/B in one run\").\n")
     return out
 

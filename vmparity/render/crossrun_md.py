@@ -61,32 +61,29 @@ def untested_why(cr):
 
 def not_tested(cr):
     """Which rows could not be tested, by target, with why."""
-    rows = cr.of(cr_.NOT_TESTED)
-    if not rows:
-        return ""
+    few = [j for j in cr.of(cr_.NOT_TESTED) if j.untested_because != cr_.EMULATED]
+    emulated = [j for j in cr.of(cr_.NOT_TESTED) if j.untested_because == cr_.EMULATED]
     out = ""
-    few = [j for j in rows if j.untested_because != cr_.EMULATED]
     if few:
-        by = {}
-        for j in few:
-            by.setdefault(j.group, []).append(min(j.n))
-        names = [f"{md_code(t)} {len(ns)} rows (n = {min(ns)})" for t, ns in list(by.items())[:NOT_TESTED_SHOWN]]
-        more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
-        out += (f"\n**Not tested** ({len(few)} rows): {', '.join(names)}{more}: fewer than {cr.need} samples on a side, "
-                f"so the U test cannot reach α = {cr.alpha:g} whatever the values; these rows are neither changed nor "
-                f"unchanged.\n")
-    emulated = [j for j in rows if j.untested_because == cr_.EMULATED]
+        out += (f"\n**Not tested** ({len(few)} rows): {_by_target(few, lambda ns: f' (n = {min(ns)})')}: fewer than "
+                f"{cr.need} samples on a side, so the U test cannot reach α = {cr.alpha:g} whatever the values; these "
+                f"rows are neither changed nor unchanged.\n")
     if emulated:
-        by = {}
-        for j in emulated:
-            by[j.group] = by.get(j.group, 0) + 1
-        names = [f"{md_code(t)} {n} rows" for t, n in list(by.items())[:NOT_TESTED_SHOWN]]
-        more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
-        out += (f"\n**Not tested across runs** ({len(emulated)} rows): {', '.join(names)}{more}: emulated (TCG) "
+        out += (f"\n**Not tested across runs** ({len(emulated)} rows): {_by_target(emulated)}: emulated (TCG) "
                 f"guests, whose every row is the emulator's speed, which moves by 5–10 % from run to run (and by up "
                 f"to 4x on large copies) whatever the code; compare them within one run (against metal, or "
                 f"`make lab-ab`). These rows are neither changed nor unchanged.\n")
     return out
+
+
+def _by_target(rows, detail=lambda ns: ""):
+    """`target` N rows[detail of their sample counts], for the first NOT_TESTED_SHOWN targets, and how many more."""
+    by = {}
+    for j in rows:
+        by.setdefault(j.group, []).append(min(j.n))
+    names = [f"{md_code(t)} {len(ns)} rows{detail(ns)}" for t, ns in list(by.items())[:NOT_TESTED_SHOWN]]
+    more = f" and {len(by) - NOT_TESTED_SHOWN} more target(s)" if len(by) > NOT_TESTED_SHOWN else ""
+    return ", ".join(names) + more
 
 
 def changed_table(t, cr, budget):

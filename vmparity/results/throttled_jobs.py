@@ -27,10 +27,14 @@ def parse(value):
         m = _ENTRY.match(part)
         if not m:
             return None
-        n = (int(m["throttled"]), int(m["periods"]), int(m["ms"]))
-        old = out.get(m["job"], (0, 0, 0))
-        out[m["job"]] = tuple(a + b for a, b in zip(old, n))
+        _add(out, m["job"], (int(m["throttled"]), int(m["periods"]), int(m["ms"])))
     return out
+
+
+def _add(jobs, job, counts):
+    """Add (throttled, periods, ms) to job's counts in jobs (a new job goes last)."""
+    old = jobs.get(job, (0, 0, 0))
+    jobs[job] = tuple(a + b for a, b in zip(old, counts))
 
 
 def format_value(jobs):
@@ -48,8 +52,7 @@ def summed(values):
         if jobs is None:
             return None
         for job, n in jobs.items():
-            old = total.get(job, (0, 0, 0))
-            total[job] = tuple(a + b for a, b in zip(old, n))
+            _add(total, job, n)
     return format_value(total)
 
 
