@@ -67,8 +67,8 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
             cfg["cpu-throttled-periods"] = f"{k} of 100"
             cfg["cpu-throttled-ms"] = str(10 * k)
             # the quota stopped snowflake in every round, memcpy in round 2 only
-            cfg["cpu-throttled-jobs"] = (f"snowflake {k} of 50 ({10 * k} ms)"
-                                         + ("; memcpy-static/tunable=min 1 of 20 (3 ms)" if k == 2 else ""))
+            cfg["cpu-throttled-jobs"] = (f"snowflake {k} of 50 ({10 * k} ms of 5000 ms)"
+                                         + ("; memcpy-static/tunable=min 1 of 20 (3 ms of 2000 ms)" if k == 2 else ""))
             cfg["fence-overhead-llc-lock"] = f"{k}.0%"  # a measurement of this repetition, not fingerprint
             cfg["core-clock"] = f"3.{k}93-4.093 GHz (dependent add chain)"  # the clocks this repetition saw
             if clocksource_at and k >= clocksource_at:
@@ -85,7 +85,8 @@ def test_merge_gives_one_benchstat_file_per_target_with_every_round(tmp_path):
     assert rf.config["count"] == "4" and rf.config["rounds"].startswith("4 ")
     assert rf.config["cpu-throttled-ms"] == str(10 + 20 + 30 + 40)
     assert rf.config["cpu-throttled-periods"] == "10 of 400"
-    assert rf.config["cpu-throttled-jobs"] == "snowflake 10 of 200 (100 ms); memcpy-static/tunable=min 1 of 20 (3 ms)"
+    assert rf.config["cpu-throttled-jobs"] == ("snowflake 10 of 200 (100 ms of 20000 ms); "
+                                               "memcpy-static/tunable=min 1 of 20 (3 ms of 2000 ms)")
     assert "fingerprint-changed" not in rf.config  # per job, per repetition: summed, not a change of environment
     assert all(len(v) == 4 for b in rf.benchmarks.values() for v in b.values)
     rec = json.loads((staging / "rounds.json").read_text())

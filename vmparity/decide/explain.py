@@ -23,7 +23,7 @@ from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
-              "pct-below", "job-throttled"}
+              "pct-below", "job-stopped-pct"}
 
 
 @dataclass
@@ -147,8 +147,10 @@ def _check_condition(cond, arg):
     elif cond in ("param-between", "param-above-key"):
         if not (isinstance(arg, dict) and set(arg) == {"param", "key"} and all(isinstance(v, str) for v in arg.values())):
             return "expected {param: NAME, key: HEADER-KEY}"
-    elif cond in ("one-sided", "job-throttled") and not isinstance(arg, bool):
+    elif cond == "one-sided" and not isinstance(arg, bool):
         return "expected true or false"
+    elif cond == "job-stopped-pct" and (isinstance(arg, bool) or not isinstance(arg, (int, float)) or arg < 0):
+        return "expected a percentage of 0 or more"
     elif cond == "pct-below" and (isinstance(arg, bool) or not isinstance(arg, (int, float)) or not arg > 0):
         return "expected a percentage above 0"
     return None
@@ -228,19 +230,23 @@ def matches(alt, f, A, B):
             return False
         if cond == "pct-below" and (f.pct is None or not abs(f.pct) < arg):
             return False
-        if cond == "job-throttled" and _job_throttled(f, A, B) is not arg:
+        if cond == "job-stopped-pct" and not _job_stopped(f, A, B, arg):
             return False
     return True
 
 
-def _job_throttled(f, A, B):
-    """Whether the CFS quota stopped the job that measured f's row on either side (the
-    cpu-throttled-jobs key). A side throttled in no period at all was not; where a throttled
-    side does not say per job (a benchrun before the key, or cpu.stat unreadable), nothing
-    rules the row out: True, as the rule read before the key."""
-    said = [False if param_number(side.get("cpu-throttled-periods")) == 0
-            else throttled_jobs.throttled(side.get(throttled_jobs.KEY), job_of(f.name)) for side in (A, B)]
-    return any(v is None or v for v in said)
+def _job_stopped(f, A, B, at_least_pct):
+    """Whether the CFS quota stopped the job that measured f's row, on either side, for more
+    than at_least_pct of its run time (the cpu-throttled-jobs key). A side throttled in no
+    period at all was not; where a throttled side does not say per job or for how long the
+    job ran (an older benchrun, cpu.stat unreadable), nothing rules the row out."""
+    for side in (A, B):
+        if param_number(side.get("cpu-throttled-periods")) == 0:
+            continue
+        pct = throttled_jobs.stopped_pct(side.get(throttled_jobs.KEY), job_of(f.name))
+        if pct is None or (pct > 0 and pct >= at_least_pct):
+            return True
+    return False
 
 
 def findings(table, within=None):

@@ -26,17 +26,17 @@ const StdoutPath = "-"
 
 // Options are the parsed command line.
 type Options struct {
-	Profile  string
-	Out      string
-	Force    bool
-	Pin      int // -1: no pinning
+	Profile string
+	Out     string
+	Force   bool
+	Pin     int // -1: no pinning
 	// PinSerial: "" (off), "last" or a CPU number: each single-threaded
 	// benchmark runs on that CPU, the parallel ones (snowflake) on every CPU
 	// the target allows (see WidenAll).
 	PinSerial string
 	// Widen: every CPU the target's cpuset allows, whatever mask the parent
 	// handed down (the lab's confined controller, containerd); no pinning.
-	Widen bool
+	Widen    bool
 	Target   string
 	RunID    string
 	Count    int

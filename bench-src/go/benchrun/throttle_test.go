@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"vmparity/bench/envprobe"
 )
@@ -30,13 +31,15 @@ func TestJobThrottleBlamesTheJobsThatWereThrottled(t *testing.T) {
 		envprobe.Throttle{Periods: 1}, envprobe.Throttle{Periods: 8, Throttled: 6, ThrottledNs: 31e6},
 		envprobe.Throttle{}, envprobe.Throttle{Periods: 4, Throttled: 1, ThrottledNs: 2e6},
 	))
+	clock := time.Unix(0, 0)
+	tr.now = func() time.Time { clock = clock.Add(500 * time.Millisecond); return clock } // each job: 500 ms
 	for _, job := range []string{"memcpy-static/tunable=min", "snowflake", "memcpy-static/tunable=min"} {
 		if err := tr.measure(job, func() error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// the period between the jobs (benchrun's own) counts for nobody; jobs in the order they first ran
-	want := "memcpy-static/tunable=min 1 of 9 (2 ms); snowflake 6 of 8 (31 ms)"
+	want := "memcpy-static/tunable=min 1 of 9 (2 ms of 1000 ms); snowflake 6 of 8 (31 ms of 500 ms)"
 	if got := tr.String(); got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
