@@ -229,3 +229,27 @@ def test_a_target_that_became_unlike_metal_in_head_keeps_the_drift_correction(ru
     (quota,) = [j for j in cr.rows if j.name == name and j.group == "container-quota"]
     assert quota.raw_change_pct is None  # like metal in BASE: the drift is the host's
     assert quota.status == crossrun.CHANGED and 10 < quota.change_pct < 14
+
+
+def test_one_clear_shift_is_found_among_many_rows_and_a_chance_p_is_not():
+    """The rows of a comparison are one family (Benjamini–Hochberg at α): p = 0.01 is a discovery
+    alone, not as the best of a hundred rows, and the step-up keeps a group of small p-values."""
+    assert crossrun._discoveries([0.01], 0.05) == [True]
+    assert crossrun._discoveries([0.01] + [0.5] * 99, 0.05) == [False] * 100
+    assert crossrun._discoveries([0.001, 0.02, 0.03], 0.05) == [True, True, True]
+    assert crossrun._discoveries([], 0.05) == []
+
+
+def test_a_shift_of_one_benchmark_alone_is_still_found(runs, tmp_path):
+    """A pull request that slows one benchmark: its rows separate completely from BASE's
+    (p ≈ 1e-5 with ten samples a side), well within what the family of rows allows."""
+    make_run(runs, "base", 1)
+    make_run(runs, "same", 2)
+    _, same = judge(runs, "base", "same")
+    name = next(j.name for j in same.rows if j.group == "container-quota" and j.status != crossrun.CONTROL)
+    plant_slowdown(runs / "same", runs / "head", "container-quota", 25, keep=lambda n: n == name)
+    _, cr = judge(runs, "base", "head")
+    assert cr.tested > 20
+    changed = cr.of(crossrun.CHANGED)
+    assert changed and {(j.group, j.name) for j in changed} == {("container-quota", name)}
+    assert all(j.verdict == "worse" for j in changed)

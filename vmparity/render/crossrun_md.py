@@ -36,7 +36,8 @@ def method(cr):
                if cr.history_runs else "; no stored history of this machine added evidence")
     return (f"\n_Comparison: each target against itself in {md_code(cr.base)}, with the host's drift between the runs "
             f"(the mean change of {controls} on the same row) taken out. {moved}A row counts as changed when the "
-            f"Mann–Whitney U test (α = {cr.alpha:g}) on the drift-corrected values is significant and the change "
+            f"Mann–Whitney U test on the drift-corrected values is significant among the {cr.tested} rows tested "
+            f"(false discovery rate α = {cr.alpha:g}, Benjamini–Hochberg) and the change "
             f"exceeds its band: max({cr_.FLOOR_PCT:g} %, half the controls' disagreement + {cr_.SPREAD_Z:g} sampling "
             f"errors of the two medians{history}) (docs/noise.md). A change that moves every target alike, the "
             f"controls included, cannot be told from host drift across runs; a same-run A/B can._\n")
