@@ -42,7 +42,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import false_discovery_control
 
 from .. import stats
 from ..results.targets import TCG_GUEST, aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
@@ -234,9 +233,7 @@ def _discoveries(ps, alpha):
     them (Benjamini–Hochberg): a comparison of two runs tests some 850 rows, and at α = 0.05
     each, a few dozen pass by chance, one of them now and then beyond its band as well; the
     regression gate must not fail on that (docs/noise.md, "Across runs")."""
-    if not ps:
-        return []
-    return [bool(q <= alpha) for q in false_discovery_control(np.asarray(ps, dtype=float), method="bh")]
+    return [bool(q <= alpha) for q in stats.false_discovery_adjusted(ps)]
 
 
 def _beyond(change_pct, band_pct):

@@ -8,6 +8,9 @@ sensitivity.py. Imports nothing of vmparity.
 - its confidence interval from order statistics of the binomial distribution
   (go-moremath QuantileCI: exact accumulation for n <= 30, normal
   approximation with continuity correction above);
+- many U tests as one family: false_discovery_adjusted (Benjamini–Hochberg,
+  checked against scipy.stats.false_discovery_control, which is the tests'
+  dependency, not the runtime's);
 - the two-sided Mann–Whitney U test (utest.py, checked against
   scipy.stats.mannwhitneyu): exact when neither sample has ties and both have
   <= 50 values, otherwise the normal approximation with tie and continuity
@@ -227,6 +230,22 @@ def utest_warnings(p, n1, n2, alpha, all_equal):
     if p > alpha and n1 < need and n2 < need:
         return [f"need {op} {need} samples to detect a difference at alpha level {_fmt_level(alpha)}"]
     return []
+
+
+def false_discovery_adjusted(ps):
+    """Benjamini–Hochberg adjusted p-values of a family of tests, in the order given: the i-th
+    smallest p times m / i, made monotone from the largest down and capped at 1. A test is a
+    discovery at false discovery rate q when its adjusted p-value is <= q."""
+    p = np.asarray(ps, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p
+    order = np.argsort(p)
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
 
 
 def pct_change(old, new):
