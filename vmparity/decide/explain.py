@@ -236,10 +236,10 @@ def matches(alt, f, A, B):
 
 
 def _job_stopped(f, A, B, at_least_pct):
-    """Whether the CFS quota stopped the job that measured f's row, on either side, for at
-    least at_least_pct of its run time (and at all) (the cpu-throttled-jobs key). A side throttled in no
-    period at all was not; where a throttled side does not say per job or for how long the
-    job ran (an older benchrun, cpu.stat unreadable), nothing rules the row out."""
+    """Whether the CFS quota stopped the job that measured f's row, on either side, at all and
+    for at least at_least_pct of its run time (the cpu-throttled-jobs key). A side throttled
+    in no period was not; where a throttled side does not say per job or for how long the job
+    ran (an older benchrun, cpu.stat unreadable), nothing rules the row out."""
     for side in (A, B):
         if param_number(side.get("cpu-throttled-periods")) == 0:
             continue

@@ -18,7 +18,7 @@ type jobThrottle struct {
 	by    map[string]envprobe.Throttle
 	wall  map[string]time.Duration // how long each job ran: the share of it the quota stopped
 	err   error                    // the first failure to read cpu.stat: the whole record is unknown
-	now   func() time.Time
+	now   func() time.Time         // time.Now; a test's own clock
 }
 
 func newJobThrottle(read func() (envprobe.Throttle, error)) *jobThrottle {
