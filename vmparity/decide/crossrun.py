@@ -25,6 +25,13 @@ physical machine in the stored history, when there is enough of it
 samples and the history say, never the other rows of the target, so a change
 that moves every row of one target is not mistaken for noise.
 
+Time is compared at an equal core clock where the benchmarks measured it
+(coreclock.py): a time row with a clocks twin (`ns/op` beside `clocks/op`)
+is judged on that twin's values put at BASE's clock, the controls' as well.
+The host puts each repetition in its own turbo bin, a few % apart, and which
+bins a run drew is the host's, not the code's: it was the main reason a
+planted +10 % went unseen in a container's time rows (docs/noise.md).
+
 The drift is metal's workload's. Where the target differs from its metal on
 the row within BASE and within HEAD alike (a container whose fence buffer
 fits in the L3 that metal's 1 GiB one misses), it measures something else
@@ -44,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
+from . import coreclock
 from ..results.targets import TCG_GUEST, aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
 from ..query.names import family
 
@@ -71,6 +79,7 @@ class RowJudgement:
     n: tuple = ()  # (BASE samples, HEAD samples)
     higher_better: bool = None
     raw_change_pct: float = None  # the change without the drift, where the target differs from metal in a run
+    clock_pct: float = None  # how much faster the target's core clock ran in HEAD, for a time row put at BASE's clock
     untested_because: str = None  # FEW_SAMPLES or EMULATED, for NOT_TESTED rows
 
 
@@ -164,6 +173,7 @@ def judge(table, values, exact_units=(), history=None):
         return None
     cr = CrossRun(base, head, table.alpha, sorted({c for pair in controls.values() for c in pair if c}), need=need)
     cr.history_runs = history.runs if history is not None else 0
+    values, clock = coreclock.at_equal_clock(values, base, head)  # time rows with a clocks twin, at BASE's clock
     change = {}  # (target, name, unit) -> log change of the row's medians, HEAD against BASE
     for key, cells in values.items():
         if base in cells and head in cells:
@@ -195,6 +205,8 @@ def judge(table, values, exact_units=(), history=None):
             continue
         if r.unit in exact_units or drift is None or not (np.median(b) > 0 and np.median(h) > 0):
             drift, eps = 0.0, 0.0  # nothing to take out: the raw change, held against the same band
+        if key in clock:
+            j.clock_pct = _pct(clock[key])
         hc = h / math.exp(drift)
         j.change_pct = _pct(_log_change(b, hc))
         j.band_pct = max(FLOOR_PCT, eps / 2 + SPREAD_Z * math.hypot(_median_se(b), _median_se(h)),
@@ -261,7 +273,9 @@ def _mark_unlike_metal(todo, unlike, alpha):
 
 def apply(table, cr):
     """Mark the table's significant deltas that the cross-run judgement holds to be
-    within run-to-run noise (controls' rows are the host drift itself)."""
+    within run-to-run noise (controls' rows are the host drift itself). A row the plain
+    comparison calls different and the judgement not (the host's drift or the target's
+    clock was all of it) is within run-to-run noise, not unchanged."""
     table.crossrun = cr
     judged = {(j.group, j.name, j.unit): j for j in cr.rows}
     for r in table.rows:
@@ -269,8 +283,11 @@ def apply(table, cr):
         if j is None or j.status == CHANGED:
             continue
         d = r.deltas.get(cr.head)
-        if d is not None and d.comparison.significant and not d.within_noise:
-            r.mark_within_noise(cr.head)
+        if d is not None and d.comparison.significant:
+            if j.status == SAME:
+                j.status = NOISE
+            if not d.within_noise:
+                r.mark_within_noise(cr.head)
 
 
 def _log_change(b, h):

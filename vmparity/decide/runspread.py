@@ -5,7 +5,8 @@ Kept simple and robust on purpose. For every earlier stored run of the same
 machine (the `machine` fingerprint key of the run's metal, machine.py), a
 target's row has a *level*: its median against the mean median of its host's
 controls (metal, metal-aa) in that run, so the host's drift between runs is
-out of it. In run order, the steps between consecutive levels are what
+out of it; a time row with a clocks twin moves as that twin does, as the
+judgement compares it (coreclock.py). In run order, the steps between consecutive levels are what
 identical (or nearly identical) code shows from one run to the next; their
 median ignores the one step a real change in the history makes. The row's
 history band is HISTORY_FACTOR times that median step (for normal noise the
@@ -18,6 +19,7 @@ import math
 import numpy as np
 
 from ..results import inputs, machine
+from . import coreclock
 from ..errors import InputError
 from ..results.targets import METAL
 from ..results.file import parse_file
@@ -81,6 +83,7 @@ def _levels(files, controls_of):
                     v = packed.of(number)
                     if len(v):
                         medians[(rf.target, name, packed.unit)] = float(np.median(v))
+    medians = coreclock.medians_at_equal_clock(medians)  # as the judgement compares them
     pairs = controls_of(sorted({t for t, _, _ in medians}))
     out = {}
     for (t, name, unit), m in medians.items():

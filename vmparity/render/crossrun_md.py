@@ -34,8 +34,10 @@ def method(cr):
              f"on the controls' median row (middle half {drift[1]:+.1f} % … {drift[2]:+.1f} %). ") if drift else ""
     history = (f", and 3 times the row's median run-to-run step over {cr.history_runs} earlier stored run(s) of this machine"
                if cr.history_runs else "; no stored history of this machine added evidence")
+    clock = (f", and time rows put at an equal core clock first (each target's benchmark family at the clock it "
+             f"ran at in {md_code(cr.base)}, measured beside the time)") if any(j.clock_pct is not None for j in cr.rows) else ""
     return (f"\n_Comparison: each target against itself in {md_code(cr.base)}, with the host's drift between the runs "
-            f"(the mean change of {controls} on the same row) taken out. {moved}A row counts as changed when the "
+            f"(the mean change of {controls} on the same row) taken out{clock}. {moved}A row counts as changed when the "
             f"Mann–Whitney U test on the drift-corrected values is significant among the {cr.tested} rows tested "
             f"(false discovery rate α = {cr.alpha:g}, Benjamini–Hochberg) and the change "
             f"exceeds its band: max({cr_.FLOOR_PCT:g} %, half the controls' disagreement + {cr_.SPREAD_Z:g} sampling "
@@ -108,6 +110,8 @@ def changed_table(t, cr, budget):
 def within_note(j):
     """What a row within run-to-run noise says instead of worse or better."""
     drift = f"host drift of {j.drift_pct:+.1f} %" if j.drift_pct is not None else "no host drift measured"
+    if j.clock_pct is not None:
+        drift += f", at an equal core clock (the target's clock {fmt.pct(j.clock_pct)} in HEAD)"
     if j.raw_change_pct is not None:  # crossrun: metal's drift may not be this row's
         drift += f", {fmt.pct(j.raw_change_pct)} without it: the target differs from metal on this row"
     return f"≈ within run-to-run noise ({drift})"
