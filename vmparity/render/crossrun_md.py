@@ -34,8 +34,9 @@ def method(cr):
              f"on the controls' median row (middle half {drift[1]:+.1f} % … {drift[2]:+.1f} %). ") if drift else ""
     history = (f", and 3 times the row's median run-to-run step over {cr.history_runs} earlier stored run(s) of this machine"
                if cr.history_runs else "; no stored history of this machine added evidence")
-    clock = (f", and time rows put at an equal core clock first (each target's benchmark family at the clock it "
-             f"ran at in {md_code(cr.base)}, measured beside the time)") if any(j.clock_pct is not None for j in cr.rows) else ""
+    clock = (f", and time rows put at an equal core clock first (a time row whose benchmark measured the core clock "
+             f"beside it is judged on its core-clock twin at the row's clock in {md_code(cr.base)})"
+             ) if any(j.clock_pct is not None for j in cr.rows) else ""
     return (f"\n_Comparison: each target against itself in {md_code(cr.base)}, with the host's drift between the runs "
             f"(the mean change of {controls} on the same row) taken out{clock}. {moved}A row counts as changed when the "
             f"Mann–Whitney U test on the drift-corrected values is significant among the {cr.tested} rows tested "
