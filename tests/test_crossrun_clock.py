@@ -126,3 +126,21 @@ def test_a_time_row_takes_its_clocks_twin_at_bases_clock():
     # HEAD's row ran 2.1 ns for the same 7.6 clocks: its clock was 2.0 / 2.1 of BASE's
     assert math.exp(clock[key]) == pytest.approx(2.0 / 2.1)
     assert math.exp(clock[("c", key[1], "B/s")]) == pytest.approx(7.6 * 30.5 / (7.6 * 32.0))
+
+
+def test_a_row_is_put_at_an_equal_clock_on_every_target_or_on_none():
+    """The drift comes from the controls' same row: a target in clocks against controls in time
+    would mix two measures, so a row whose twin one target lacks stays in time everywhere."""
+    row = "BenchmarkMemcpy/size=64"
+    values = {("metal", row, "ns/op"): {"b": [2.0, 2.0], "h": [2.2, 2.2]},
+              ("metal", row, "clocks/op"): {"b": [7.6, 7.6], "h": [7.6, 7.6]},
+              ("c", row, "ns/op"): {"b": [2.0, 2.0], "h": [2.2, 2.2]},
+              ("c", row, "clocks/op"): {"b": [7.6, 7.6]},  # none in HEAD
+              ("new", row, "ns/op"): {"h": [2.0]}}  # only in HEAD: not compared, no say
+    out, clock = coreclock.at_equal_clock(values, "b", "h")
+    assert out == values and clock == {}
+    values[("c", row, "clocks/op")]["h"] = [7.6, 7.6]
+    out, clock = coreclock.at_equal_clock(values, "b", "h")
+    assert set(clock) == {("metal", row, "ns/op"), ("c", row, "ns/op")}
+    assert list(out[("c", row, "ns/op")]["h"]) == pytest.approx([2.0, 2.0])
+    assert out[("new", row, "ns/op")] is values[("new", row, "ns/op")]

@@ -45,36 +45,58 @@ def at_equal_clock(values, base, head):
     """values ({(target, name, unit): {column: samples}}, crossrun.row_values) with every time
     row whose clocks twin both runs measured replaced by that twin at BASE's clock, and
     {(target, name, unit): how much faster the row's clock ran in HEAD, as a log ratio}
-    for the rows replaced."""
+    for the rows replaced. A row is replaced on every target or on none, so a target and
+    the controls its drift comes from are compared in one measure."""
     out, clock = dict(values), {}
-    for (target, name, unit), cells in values.items():
-        twin = values.get((target, name, twin_unit(unit)))
-        if not twin or not all(c in cells and c in twin for c in (base, head)):
-            continue
-        t_base, c_base = _median(cells[base]), _median(twin[base])
-        t_head, c_head = _median(cells[head]), _median(twin[head])
-        if not all(0 < x < math.inf for x in (t_base, c_base, t_head, c_head)):
-            continue
-        higher = known_units().get(unit)
-        # lower is better: time = clocks / GHz; a throughput is work per time, GHz / clocks
-        out[(target, name, unit)] = {c: (t_base * c_base / np.asarray(twin[c], dtype=float)) if higher
-                                     else np.asarray(twin[c], dtype=float) * (t_base / c_base)
-                                     for c in (base, head)}
-        ghz = [(c / t) if not higher else (c * t) for c, t in ((c_base, t_base), (c_head, t_head))]
-        clock[(target, name, unit)] = math.log(ghz[1]) - math.log(ghz[0])
+    compared = {k: cells for k, cells in values.items() if base in cells and head in cells}
+    for keys in _by_row(compared).values():
+        parts = [_at_equal_clock(values, key, base, head) for key in keys]
+        if all(p is not None for p in parts):
+            for key, (cells, moved) in zip(keys, parts):
+                out[key], clock[key] = cells, moved
     return out, clock
+
+
+def _at_equal_clock(values, key, base, head):
+    """(the row's samples at BASE's clock per column, the log change of its clock), or None."""
+    target, name, unit = key
+    cells, twin = values[key], values.get((target, name, twin_unit(unit)))
+    if not twin or not all(c in twin for c in (base, head)):
+        return None
+    t_base, c_base = _median(cells[base]), _median(twin[base])
+    t_head, c_head = _median(cells[head]), _median(twin[head])
+    clocks = {c: np.asarray(twin[c], dtype=float) for c in (base, head)}
+    if not all(0 < x < math.inf for x in (t_base, c_base, t_head, c_head)) or \
+            not all(np.all((v > 0) & np.isfinite(v)) for v in clocks.values()):
+        return None
+    higher = known_units().get(unit)
+    # lower is better: time = clocks / GHz; a throughput is work per time, ∝ GHz / clocks
+    at_base = {c: (t_base * c_base / v) if higher else v * (t_base / c_base) for c, v in clocks.items()}
+    ghz = [(c * t) if higher else (c / t) for c, t in ((c_base, t_base), (c_head, t_head))]
+    return at_base, math.log(ghz[1]) - math.log(ghz[0])
 
 
 def medians_at_equal_clock(medians):
     """One run's {(target, name, unit): median} with each time row that has a clocks twin
     given the value that moves as that twin does (its median, inverted for a throughput):
-    for run-to-run steps, where a constant factor per row drops out."""
+    for run-to-run steps, where a constant factor per row drops out. On every target or
+    none, as at_equal_clock."""
     out = dict(medians)
-    for (target, name, unit), m in medians.items():
-        twin = medians.get((target, name, twin_unit(unit)))
-        if twin and twin > 0 and m > 0:
-            out[(target, name, unit)] = 1 / twin if known_units().get(unit) else twin
+    for keys in _by_row(medians).values():
+        twins = [medians.get((t, name, twin_unit(unit))) for t, name, unit in keys]
+        if all(tw and tw > 0 and medians[k] > 0 for k, tw in zip(keys, twins)):
+            for (t, name, unit), tw in zip(keys, twins):
+                out[(t, name, unit)] = 1 / tw if known_units().get(unit) else tw
     return out
+
+
+def _by_row(keyed):
+    """{(name, unit): [(target, name, unit) …]} of the time rows that have a clocks unit."""
+    rows = {}
+    for target, name, unit in keyed:
+        if twin_unit(unit):
+            rows.setdefault((name, unit), []).append((target, name, unit))
+    return rows
 
 
 def _median(v):
