@@ -50,6 +50,9 @@ SAME_CODE_PAIRS = [
     # and the next, a busier host (the time rows judged at an equal core clock from here on)
     ("2026-11-26T08-51-09Z-lab-quick", "2026-11-26T11-36-08Z-lab-quick"),
     ("2026-11-26T11-36-08Z-lab-quick", "2026-11-26T08-51-09Z-lab-quick"),
+    # a fresh pair run after the equal-clock judgement was settled: out of sample
+    ("2026-11-26T11-36-08Z-lab-quick", "2026-11-26T12-09-49Z-lab-quick"),
+    ("2026-11-26T12-09-49Z-lab-quick", "2026-11-26T11-36-08Z-lab-quick"),
 ]
 MAX_CHANGED_SHARE = 0.01  # same code: at most 1 % of compared rows reported changed
 GATE_PCT = 10
