@@ -84,6 +84,11 @@ def test_slower_code_in_a_lower_turbo_bin_is_found_at_its_own_size(runs, cli):
         assert 10 < crossrun.slower_pct(j.change_pct, j.higher_better) < 14, j
     r = cli("--results-dir", runs.parent, "compare", "base", "head", "--fail-on-regression", "10")
     assert r.code == 1 and "at an equal core clock (the target's clock -4." in r.err
+    r = cli("--results-dir", runs.parent, "pr-comment", "base", "head")
+    assert "| host drift | target's core clock, HEAD | change after drift and clock |" in r.out
+    (line,) = [x for x in r.out.splitlines() if x.startswith("| `container-quota` | `BenchmarkMemcpy/")
+               and "size=1024`" in x and "`ns/op`" in x]
+    assert re.search(r"\| -4\.\d\d% \| \+1[0-4]\.\d\d% \|", line), line  # the clock, then the code's 12 %
 
 
 def test_time_that_moved_without_its_clocks_is_the_clock_and_the_comment_says_so(runs, cli):

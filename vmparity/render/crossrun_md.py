@@ -96,13 +96,14 @@ def changed_table(t, cr, budget):
     cells = {(r.group, r.name, r.unit): r.cells for r in t.rows if (r.group, r.name, r.unit) in
              {(j.group, j.name, j.unit) for j in rows}}
     head = (f"\n### Changed beyond run-to-run noise (largest first)\n\n| target | benchmark | unit | {md_code(cr.base, in_table=True)} | "
-            f"{md_code(cr.head, in_table=True)} | host drift | change after drift | band | p | verdict |\n"
-            "|---|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+            f"{md_code(cr.head, in_table=True)} | host drift | target's core clock, HEAD | change after drift and clock | band | p | verdict |\n"
+            "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
     if not rows:
         return "", 0
     empty = {}
     lines = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
              f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
+             f"{'' if j.clock_pct is None else fmt.pct(j.clock_pct)} | "
              f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n"
              for j in rows for c in [cells.get((j.group, j.name, j.unit), empty)])
     return markdown.fit(head, lines, budget)
