@@ -222,6 +222,8 @@ def judge(table, values, exact_units=(), history=None):
     # the drift may not be an unlike row's own: it must be significant without it too
     ps = [max(c.p, raw[i].p) if i in raw else c.p for i, c in enumerate(tests)]
     discovered = _discoveries(ps, table.alpha)
+    plain_moved = {(r.group, r.name, r.unit) for r in table.rows
+                   if (d := r.deltas.get(head)) is not None and d.comparison.significant}
     cr.tested = len(ps)
     for i, ((j, b, h, hc, better), c) in enumerate(zip(todo, tests)):
         j.p = ps[i]
@@ -235,8 +237,8 @@ def judge(table, values, exact_units=(), history=None):
             j.status = CHANGED
             up = _median(hc) > _median(b)
             j.verdict = "changed" if better is None else ("better" if up == better else "worse")
-        elif c.significant or (i in raw and raw[i].significant):
-            j.status = NOISE
+        elif c.significant or (i in raw and raw[i].significant) or (j.group, j.name, j.unit) in plain_moved:
+            j.status = NOISE  # the host's drift or the target's clock was all of what the plain test saw
     return cr
 
 
@@ -273,9 +275,7 @@ def _mark_unlike_metal(todo, unlike, alpha):
 
 def apply(table, cr):
     """Mark the table's significant deltas that the cross-run judgement holds to be
-    within run-to-run noise (controls' rows are the host drift itself). A row the plain
-    comparison calls different and the judgement not (the host's drift or the target's
-    clock was all of it) is within run-to-run noise, not unchanged."""
+    within run-to-run noise (controls' rows are the host drift itself)."""
     table.crossrun = cr
     judged = {(j.group, j.name, j.unit): j for j in cr.rows}
     for r in table.rows:
@@ -283,11 +283,8 @@ def apply(table, cr):
         if j is None or j.status == CHANGED:
             continue
         d = r.deltas.get(cr.head)
-        if d is not None and d.comparison.significant:
-            if j.status == SAME:
-                j.status = NOISE
-            if not d.within_noise:
-                r.mark_within_noise(cr.head)
+        if d is not None and d.comparison.significant and not d.within_noise:
+            r.mark_within_noise(cr.head)
 
 
 def _log_change(b, h):

@@ -112,11 +112,15 @@ def changed_table(t, cr, budget):
 def within_note(j):
     """What a row within run-to-run noise says instead of worse or better."""
     drift = f"host drift of {j.drift_pct:+.1f} %" if j.drift_pct is not None else "no host drift measured"
-    if j.clock_pct is not None:
-        drift += f", at an equal core clock (the target's clock {fmt.pct(j.clock_pct)} in HEAD)"
+    drift += clock_note(j)
     if j.raw_change_pct is not None:  # crossrun: metal's drift may not be this row's
         drift += f", {fmt.pct(j.raw_change_pct)} without it: the target differs from metal on this row"
     return f"≈ within run-to-run noise ({drift})"
+
+
+def clock_note(j):
+    """`, at an equal core clock (the target's clock -2.10% in HEAD)` for a time row judged on its clocks twin, else ""."""
+    return "" if j.clock_pct is None else f", at an equal core clock (the target's clock {fmt.pct(j.clock_pct)} in HEAD)"
 
 
 def notes(cr):

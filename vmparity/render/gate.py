@@ -2,6 +2,7 @@
 
 from ..decide.gate import regressions_over
 from . import fmt
+from .crossrun_md import clock_note
 from .escape import terminal
 
 
@@ -16,7 +17,7 @@ def gate(t, fail_on_regression, err):
         err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
         for j in bad:
             err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")
-                      + f" {fmt.pct(j.change_pct)} after host drift {fmt.pct(j.drift_pct)}{_clock(j)} "
+                      + f" {fmt.pct(j.change_pct)} after host drift {fmt.pct(j.drift_pct)}{clock_note(j)} "
                       f"(band {j.band_pct:.1f}%, p={j.p:.3f})\n")
         return 1
     err.write(f"vmparity: {len(bad)} significant regression(s) larger than {fail_on_regression:g}%:\n")
@@ -24,7 +25,3 @@ def gate(t, fail_on_regression, err):
         grp = f"{r.group}: " if r.group else ""
         err.write(terminal(f"  {grp}{r.name} {r.unit} [{col} vs {t.columns[0]}]") + f" {d.pct:+.2f}% (p={d.comparison.p:.3f})\n")
     return 1
-
-
-def _clock(j):
-    return "" if j.clock_pct is None else f", at an equal core clock (the target's clock {fmt.pct(j.clock_pct)} in HEAD)"
