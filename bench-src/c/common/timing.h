@@ -34,8 +34,9 @@ uint64_t vmp_repetition_ns(enum vmp_profile p);
 
 /* An iteration count so that run(ctx, n) takes about target_ns: the pilot
  * grows until it lasts 1/20 of the target (at least 1 ms) and is scaled
- * from there; it doubles as warm-up of caches and page tables.  Returns at
- * least n_min (and at least 1). */
+ * from there, the pilot that reaches 1/20 timed twice and the faster taken
+ * (a cold first pass must not shorten every later run); it doubles as
+ * warm-up of caches and page tables.  Returns at least n_min (and at least 1). */
 uint64_t vmp_calibrate_iters(void (*run)(void *ctx, uint64_t n), void *ctx,
 			     uint64_t target_ns, uint64_t n_min);
 

@@ -148,6 +148,31 @@ static void check_tsc_cycles(void)
 		  "TSC at %.3f GHz: %.0f ticks over %.0f ns (expected %.0f)", ghz, got, (double)(t1 - t0), want);
 }
 
+/* A kernel whose first call stalls 5 ms, as fence's first pass over its
+ * fresh 1 GiB buffer can, and which costs 100 ns an iteration after that. */
+struct stalling_run {
+	int calls;
+};
+
+static void run_stalling(void *arg, uint64_t iters)
+{
+	struct stalling_run *r = arg;
+	uint64_t t0 = vmp_now_ns(), stall = r->calls++ ? 0 : 5000000;
+	while (vmp_now_ns() - t0 < stall + iters * 100)
+		;
+}
+
+static void check_calibration_after_a_stall(void)
+{
+	struct stalling_run r = {0};
+	/* 40 ms at 100 ns: 400,000 iterations; scaled from the stalled first
+	 * call alone it would be about 8,000 */
+	uint64_t iters = vmp_calibrate_iters(run_stalling, &r, 40000000ull, 1024);
+	vmp_check(iters > 200000 && iters < 800000,
+		  "a first call that stalls 5 ms does not shorten the calibrated run (%llu iterations for 40 ms at 100 ns)",
+		  (unsigned long long)iters);
+}
+
 static int self_test(void)
 {
 	vmp_check(fence_parse_cache_size("32768K\n") == 32ull << 20, "sysfs size 32768K is 32 MiB");
@@ -192,6 +217,7 @@ static int self_test(void)
 	fence_free(&m);
 
 	check_tsc_cycles();
+	check_calibration_after_a_stall();
 	return vmp_ksft_finish("fence");
 }
 
