@@ -141,16 +141,18 @@ def commit(i):
     return f"{i:08x}" + "c0ffee" * 5 + "00"
 
 
-def write(h, runs_dir, rows=None, target="metal"):
+def write(h, runs_dir, rows=None, target="metal", **header_keys):
     """The history as result files, one run directory per run, one benchmark per row (rows: the indices of
-    the rows to write, default all): for what goes through the index and the command line."""
+    the rows to write, default all): for what goes through the index and the command line. header_keys
+    (underscores for dashes) replace keys of the header, e.g. target_kind="tcg-guest"."""
     rows = range(len(h.tracks)) if rows is None else rows
     first = h.tracks[0]
     for i, run_id in enumerate(first.run_ids):
         d = Path(runs_dir) / run_id
         d.mkdir(parents=True, exist_ok=True)
         header = dict(resultgen.METAL, **{"run-id": run_id, "target": target, "count": str(first.n[i]),
-                                          "commit": commit(i), "branch": "main", "dirty": "no"})
+                                          "commit": commit(i), "branch": "main", "dirty": "no"},
+                      **{k.replace("_", "-"): v for k, v in header_keys.items()})
         lines = [f"{k}: {v}".rstrip() for k, v in header.items()]
         for r in rows:
             t = h.tracks[r]

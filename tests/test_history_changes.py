@@ -80,6 +80,22 @@ def test_the_pr_comment_names_both_commits_of_an_excursion_in_the_stored_history
     assert f"recovered at commit `{cg.commit(46)[:12]}`" in notes
 
 
+def test_the_pr_comment_leaves_out_the_excursions_of_tcg_guests_and_says_so(tmp_path, cli):
+    # under emulation every row is the emulator's speed: the comment's cross-run judgement does not test
+    # those rows, and its history notes must not hold them against the code either
+    h = cg.lifetime_history(6, rows=1, seed=7)
+    cg.write(h, tmp_path / "runs")
+    cg.write(h, tmp_path / "runs", target="guest-nosmt", target_kind="tcg-guest")
+    ids = h.tracks[0].run_ids
+    r = cli("--results-dir", tmp_path, "pr-comment", ids[-2], ids[-1])
+    assert r.code == 0, r.err
+    notes = r.out[r.out.index("### Excursions in the stored history"):]
+    assert "on `metal`: +" in notes and "`guest-nosmt`" not in notes
+    assert "1 on emulated (TCG) guests left out" in notes
+    r = cli("--results-dir", tmp_path, "history")
+    assert r.out.count("excursion:") == 2  # the history itself lists both
+
+
 def test_the_pr_comment_of_files_outside_a_results_tree_has_no_history_notes(cli, testdata):
     r = cli("pr-comment", testdata / "run-a" / "metal.txt", testdata / "run-b" / "metal.txt")
     assert r.code == 0, r.err
