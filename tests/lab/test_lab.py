@@ -240,6 +240,26 @@ def test_lab_up_again_changes_nothing(lab):
     assert recap and all(counts["changed"] == 0 for counts in recap.values()), recap
 
 
+def test_a_variant_given_more_memory_updates_its_running_container(lab, tmp_path):
+    # docker's default swap limit (twice the memory) stayed from the first start, and a larger
+    # memory_mib then failed: "Memory limit should be smaller than already set memoryswap limit"
+    more = tmp_path / "containers.yml"
+    data = yaml.safe_load((REPO / "docker" / "variants.yml").read_text())
+    data["variants"]["quota"]["memory_mib"] = 4096
+    more.write_text(yaml.safe_dump(data, sort_keys=False))
+    client = docker.from_env()
+    try:
+        run = lab.playbook("lab-up.yml", "--tags", "containers", containers_variants_file=str(more))
+        assert run.rc == 0, run.output[-5000:]
+        host = client.containers.get(lab.prefix + "quota").attrs["HostConfig"]
+        assert host["Memory"] == host["MemorySwap"] == 4096 << 20
+    finally:
+        back = lab.playbook("lab-up.yml", "--tags", "containers")
+    assert back.rc == 0, back.output[-5000:]
+    host = client.containers.get(lab.prefix + "quota").attrs["HostConfig"]
+    assert host["Memory"] == variants.load_containers()["quota"]["memory_mib"] << 20
+
+
 def test_fabric_probe_prints_two_guests_side_by_side(lab):
     ports = json.loads((lab.state_dir / "ports.json").read_text())
     hosts = [f"root@127.0.0.1:{ports[lab.prefix + v]}" for v in ("nosmt", "smt-topoext")]
