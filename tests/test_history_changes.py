@@ -91,7 +91,7 @@ def test_the_pr_comment_leaves_out_the_excursions_of_tcg_guests_and_says_so(tmp_
     assert r.code == 0, r.err
     notes = r.out[r.out.index("### Excursions in the stored history"):]
     assert "on `metal`: +" in notes and "`guest-nosmt`" not in notes
-    assert "1 on emulated (TCG) guests left out" in notes
+    assert "1 on emulated (TCG) guests left out: their every row is the emulator's speed" in notes
     r = cli("--results-dir", tmp_path, "history")
     assert r.out.count("excursion:") == 2  # the history itself lists both
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..results import provenance
+from ..results.targets import TCG_ACROSS_RUNS, TCG_GUEST
 
 RETURN_SHARE = 0.5  # what may remain of the first change, as a share of it, for the track to be "back"
 MAX_NOTES = 5  # excursions a PR comment lists
@@ -105,8 +106,8 @@ def pr_notes(head, results_dir=None):
     except (InputError, sqlite3.Error, OSError):
         return []
     found = find(cps)
-    # A TCG guest's rows are the emulator's speed, which moves 5-10 % from run to run whatever the
-    # code: the comment's cross-run judgement leaves them untested, and so does this list.
+    # A TCG guest's rows are the emulator's speed (targets.TCG_ACROSS_RUNS): the comment's cross-run
+    # judgement leaves them untested, and so does this list.
     emulated = [ex for ex in found if _emulated(h, ex)]
     found = [ex for ex in found if not _emulated(h, ex)]
     if not found and not emulated:
@@ -121,15 +122,13 @@ def pr_notes(head, results_dir=None):
     if len(found) > MAX_NOTES:
         lines.append(f"- … and {len(found) - MAX_NOTES} more (`vmparity history` lists them all).")
     if emulated:
-        lines.append(f"- {len(emulated)} on emulated (TCG) guests left out: their every row is the emulator's "
-                     "speed, which moves by 5–10 % from run to run whatever the code (`vmparity history` lists them).")
+        lines.append(f"- {len(emulated)} on emulated (TCG) guests left out: their {TCG_ACROSS_RUNS} "
+                     "(`vmparity history` lists them).")
     return lines + [""]
 
 
 def _emulated(h, ex):
     """Whether the excursion's track was a TCG guest in a run at either end of it."""
-    from ..results.targets import TCG_GUEST
-
     t = ex.track
     return any(h.config(run_id, t.target).get("target-kind") == TCG_GUEST
                for run_id in (ex.first_run_id, ex.back_run_id) if (run_id, t.target) in h.files)

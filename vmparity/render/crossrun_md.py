@@ -3,6 +3,7 @@
 change it could have seen, the rows not tested, and the changed rows."""
 
 from ..decide import crossrun as cr_
+from ..results.targets import TCG_ACROSS_RUNS
 from . import fmt, markdown
 from .escape import md_code, md_text
 
@@ -74,8 +75,7 @@ def not_tested(cr):
                 f"rows are neither changed nor unchanged.\n")
     if emulated:
         out += (f"\n**Not tested across runs** ({len(emulated)} rows): {_by_target(emulated)}: emulated (TCG) "
-                f"guests, whose every row is the emulator's speed, which moves by 5–10 % from run to run (and by up "
-                f"to 4x on large copies) whatever the code; compare them within one run (against metal, or "
+                f"guests, whose {TCG_ACROSS_RUNS}; compare them within one run (against metal, or "
                 f"`make lab-ab`). These rows are neither changed nor unchanged.\n")
     return out
 

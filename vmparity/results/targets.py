@@ -18,6 +18,10 @@ CONTAINER_PREFIX = "container-"
 # The target-kind a result file carries (envprobe detects the same four).
 METAL_KIND, KVM_GUEST, TCG_GUEST, CONTAINER = "metal", "kvm-guest", "tcg-guest", "container"
 KINDS = (METAL_KIND, KVM_GUEST, TCG_GUEST, CONTAINER)
+# Why a TCG guest's rows are not held against the code across runs (the cross-run judgement and the
+# PR comment's history notes say it alike): measured on this machine's runs of 2026-11-25/26.
+TCG_ACROSS_RUNS = ("every row is the emulator's speed, which moves by 5–10 % from run to run (and by up to 4x "
+                   "on large copies) whatever the code")
 # What runs a lab target decides its kind: the host itself, a libvirt domain of
 # type kvm, one of type qemu (TCG: emulation, never to be mistaken for
 # virtualization), or docker.
