@@ -105,11 +105,11 @@ def pr_notes(head, results_dir=None):
         cps, _ = changepoints.detect(tracks)
     except (InputError, sqlite3.Error, OSError):
         return []
-    found = find(cps)
     # A TCG guest's rows are the emulator's speed (targets.TCG_ACROSS_RUNS): the comment's cross-run
     # judgement leaves them untested, and so does this list.
-    emulated = [ex for ex in found if _emulated(h, ex)]
-    found = [ex for ex in found if not _emulated(h, ex)]
+    found, emulated = [], []
+    for ex in find(cps):
+        (emulated if _emulated(h, ex) else found).append(ex)
     if not found and not emulated:
         return []
     found.sort(key=lambda e: e.back_run_id, reverse=True)  # the latest first,
