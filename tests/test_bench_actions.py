@@ -370,3 +370,31 @@ def test_lab_verify_writes_the_verify_runs_report_once():
     mk = (REPO / "mk" / "verify.mk").read_text()
     assert "$(LAB_SITE) $$args --skip-tags report " in mk
     assert mk.count("report $$r > /dev/null &") == 1
+
+
+CLOCK_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        guests_connect_timeout: 30
+        guests_clock_slack: 5
+        ansible_python_interpreter: "{{ ansible_playbook_python }}"
+      tasks:
+        - name: The guests' clock check, on a clock that is right
+          ansible.builtin.include_role:
+            name: guests
+            tasks_from: clock.yml
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_the_guests_clock_check_leaves_a_right_clock_alone(tmp_path):
+    # the condition allows for the read's own duration (a TCG guest can take seconds to answer) and
+    # must template on a real play: here the clock is the controller's, so nothing is set
+    (tmp_path / "play.yml").write_text(CLOCK_PLAY)
+    run = _playbook(tmp_path / "play.yml")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    tasks = {t["task"]["name"]: t["hosts"]["localhost"] for t in json.loads(run.stdout)["plays"][0]["tasks"]}
+    setting = tasks["guests : Set the clock of a guest that is off the controller's (resumed from a pause)"]
+    assert setting.get("skipped") and not setting.get("changed"), setting
