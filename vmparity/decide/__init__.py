@@ -1,6 +1,8 @@
 """Stage 4, decide: what a difference means.
 
 - noise.py: the A/A control's noise band, the one noise rule of a run (docs/noise.md);
+- paired.py: the same rule round by round; coreclock.py: time at an equal core clock;
+  clockcheck.py: whether a target's clock is the host's, so that its time may be judged so;
 - crossrun.py (with runspread.py): two runs compared beyond run-to-run noise;
 - explain.py and rules.yaml: the explain rules, matched in public (matches,
   explanation, apply_rules) so the history's change points use the same ones;

@@ -90,6 +90,22 @@ def medians_at_equal_clock(medians):
     return out
 
 
+def per_round_at_equal_clock(per_round):
+    """One target's {(name, unit): {round: value}} with each time row whose clocks twin it
+    also holds given that twin's values (inverted for a throughput): within one run, where
+    a row's ratios to metal's are compared round by round and a constant per row drops
+    out (clockcheck.py says when a target's rows may be judged so). Returns (the values,
+    the keys replaced)."""
+    out, replaced = dict(per_round), set()
+    for (name, unit), rounds in per_round.items():
+        twin = per_round.get((name, twin_unit(unit)))
+        if twin and set(twin) == set(rounds) and all(v > 0 for v in twin.values()):
+            higher = known_units().get(unit)
+            out[(name, unit)] = {k: 1 / v if higher else v for k, v in twin.items()}
+            replaced.add((name, unit))
+    return out, replaced
+
+
 def _by_row(keyed):
     """{(name, unit): [(target, name, unit) …]} of the time rows that have a clocks unit."""
     rows = {}

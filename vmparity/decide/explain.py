@@ -38,6 +38,7 @@ class Finding:
     verdict: str
     side: str = ""  # for one-sided rows: the side that has it
     mde: float = None  # within-noise rows: the smallest change in % the run could have called beyond noise
+    at_equal_clock: bool = False  # a time row's change taken at an equal core clock (decide/clockcheck.py)
 
 
 @dataclass
@@ -261,9 +262,11 @@ def findings(table, within=None):
             if d is not None and d.comparison.significant and d.within_noise:
                 if within is not None:
                     mde = model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col) if model else None
-                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde))
+                    within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde,
+                                          at_equal_clock=d.at_equal_clock))
             elif d is not None and d.comparison.significant:
-                out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict))
+                out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict,
+                                                                   at_equal_clock=d.at_equal_clock))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, None, 1.0, "one-sided", side))

@@ -59,7 +59,30 @@ def lines(table, explained):
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained} unexplained, {f.within} within noise")
-    return out + sensitivity_lines(table)
+    return out + clock_lines(table) + sensitivity_lines(table)
+
+
+def clock_checks(table):
+    """{target: clockcheck.ClockCheck} of the run's noise model ({} without one)."""
+    return getattr(table.noise[0], "clock_checks", {}) if table.noise else {}
+
+
+def clock_sentence(c):
+    """One target's core clock against metal's and what follows for its time rows."""
+    if c.why_not:
+        return f"not checked ({c.why_not}), so its time rows are compared as measured"
+    how = ("beyond noise, so its time rows are compared as measured" if c.differs else
+           f"within noise (it would have seen ±{_pct(c.mde)}), so its time rows are compared at an equal clock")
+    return f"{c.pct:+.1f} % over {c.rounds} rounds, {how}"
+
+
+def clock_lines(table):
+    """Plain text: each target's core clock against metal's (decide/clockcheck.py)."""
+    checks = clock_checks(table)
+    if not checks:
+        return []
+    return ["core clock against metal's, round by round (docs/noise.md, \"Time at an equal core clock, within a run\"):",
+            *(f"  {t}: {clock_sentence(c)}" for t, c in checks.items())]
 
 
 def paired_aa(m):

@@ -12,10 +12,18 @@ from .escape import md_code, md_text, terminal
 
 
 def _row(f):
+    return f"{f.name} {_unit(f)}: {_change(f)}"
+
+
+def _unit(f):
+    return f"{f.unit} at an equal core clock" if f.at_equal_clock else f.unit
+
+
+def _change(f):
     if f.side:
-        return f"{f.name} {f.unit}: only on {f.side}"
+        return f"only on {f.side}"
     seen = f"; could see {fmt.mde(f.mde)}" if f.mde is not None else ""
-    return f"{f.name} {f.unit}: {fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{seen})"
+    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{seen})"
 
 
 def _heading(e):
@@ -70,7 +78,7 @@ def subset_lines(result):
 
 def _md_row(f):
     """`name` unit: change — the row as Markdown (the rule text is plain text, shown literally)."""
-    return f"{md_code(f.name)} {md_text(f.unit)}: {md_text(_row(f).split(': ', 1)[1])}"
+    return f"{md_code(f.name)} {md_text(_unit(f))}: {md_text(_change(f))}"
 
 
 def markdown(result, out, details=True, verdicts=None, verdicts_run=None):
@@ -114,6 +122,8 @@ def to_dict(result):
                "verdict": f.verdict, "only-on": f.side or None}
         if f.mde is not None:
             out["mde-pct"] = f.mde if math.isfinite(f.mde) else None
+        if f.at_equal_clock:
+            out["at-equal-clock"] = True
         return out
     return {
         "schema": "vmparity-explain/1",

@@ -27,6 +27,14 @@ def summary(s):
     return f"{value(s.center)} ± {s.pct_range()}"
 
 
+# The mark of a time row's change taken at an equal core clock (decide/clockcheck.py) and
+# the line that says what it means, under every table that shows one.
+EQUAL_CLOCK_MARK = "†"
+EQUAL_CLOCK_NOTE = (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core clock: the change is its core-clock "
+                    "twin's, round by round, since that target's clock was the host's (docs/noise.md, "
+                    "\"Time at an equal core clock, within a run\").")
+
+
 def delta(d):
     if d is None:
         return ""
@@ -34,9 +42,15 @@ def delta(d):
         return "~"
     if d.pct is None:
         return "?"
+    mark = EQUAL_CLOCK_MARK if d.at_equal_clock else ""
     if d.within_noise:
-        return f"{d.pct:+.2f}% (noise)"
-    return f"{d.pct:+.2f}%"
+        return f"{d.pct:+.2f}%{mark} (noise)"
+    return f"{d.pct:+.2f}%{mark}"
+
+
+def any_at_equal_clock(rows):
+    """Whether a shown change of these rows was taken at an equal core clock (its note is due)."""
+    return any(d is not None and d.at_equal_clock and d.verdict != "~" for r in rows for d in r.deltas.values())
 
 
 def pct(p):

@@ -11,6 +11,7 @@ def render(table, out, only_significant=False, notes=None):
     base = table.columns[0]
     last = table.columns[-1]
     notes = notes or {}
+    shown = []
     for (group, unit), rows in _sections(table):
         if only_significant:
             rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
@@ -25,6 +26,7 @@ def render(table, out, only_significant=False, notes=None):
                 head += [f"vs {md_code(base, in_table=True)}", "p", "verdict"]
         out.write("| " + " | ".join(head) + " |\n")
         out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
+        shown += rows
         for r in rows:
             cells = [md_code(r.name, in_table=True)]
             summaries, deltas = r.cells, r.deltas  # read once: a stored row makes them on each read
@@ -50,6 +52,8 @@ def render(table, out, only_significant=False, notes=None):
         for w, (count, first) in warnings.items():
             out.write(f"> ⚠️ {md_text(w)} ({count} row(s), e.g. {md_code(first)})\n")
     out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")
+    if fmt.any_at_equal_clock(shown):
+        out.write(f"\n{md_text(fmt.EQUAL_CLOCK_NOTE)}\n")
 
 
 def fit(head, lines, budget):

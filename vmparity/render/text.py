@@ -57,6 +57,8 @@ def render(table, out, width=None):
     for w, (count, first) in table.warnings().items():
         console.print(Text(terminal(f"warning: {w} ({count} row(s), e.g. {first})")))
     console.print(Text(f"alpha={table.alpha:g}; ~ means p > alpha (no significant difference)"))
+    if fmt.any_at_equal_clock(table.rows):
+        console.print(Text(fmt.EQUAL_CLOCK_NOTE))
 
 
 def _cells(table, r, base):

@@ -37,8 +37,22 @@ def noise(ctx):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "
                    f"{f.within} within noise")
-    out += ["", sensitivity_table(t)]
+    out += ["", core_clock(t), "", sensitivity_table(t)]
     return "\n".join(out) + "\n"
+
+
+def core_clock(t):
+    """Each target's core clock against metal's, and whether its time rows were compared at an equal clock."""
+    checks = figures.clock_checks(t)
+    if not checks:
+        return ""
+    return "\n".join([
+        "**Core clock:** the host moves its cores between turbo bins from one repetition to the next, and "
+        "which bin a target's repetitions drew is not the target's doing. Where a target's clock, measured "
+        "beside every measurement, is within noise of metal's round by round, its time rows are compared at "
+        "an equal clock (their core-clock twins' ratios, marked †); where it differs, as measured "
+        "(docs/noise.md, \"Time at an equal core clock, within a run\").", "",
+        *(f"- {md_code(target)}: {md_text(figures.clock_sentence(c))}" for target, c in checks.items())])
 
 
 def sensitivity_table(t):

@@ -18,6 +18,7 @@ class Delta:
     pct: float  # None when the baseline is 0
     verdict: str  # better | worse | ~ | same | ?
     within_noise: bool = False  # significant, but no larger than the run's A/A control shows
+    at_equal_clock: bool = False  # a time row judged on its core-clock twin (decide/clockcheck.py)
 
 
 @dataclass

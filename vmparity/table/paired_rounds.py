@@ -8,17 +8,18 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import paired
+from ..decide import clockcheck, coreclock, paired
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
 from ._row import Delta, Row, verdict
 
 
-def decide(t, col, pm, diffs, alpha, fallback_mde=None):
+def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset()):
     """Replace column col's deltas in t by the paired rule's (model pm) where diffs
     {(name, unit): per-round log ratios} reach α; fallback_mde(row, delta) gives the
-    rest's figure. Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
+    rest's figure; at_equal_clock: the keys whose diffs are their clocks twin's (their
+    deltas say so). Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
     rows, row_mde = [], {}
     n_paired = n_unpaired = most = 0
     for r in t.rows:
@@ -32,7 +33,8 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None):
             cmp = Comparison(ev.p, ev.n, ev.n, alpha)
             beyond = pm.beyond(r.name, r.unit, ev)
             deltas = dict(r.deltas)
-            deltas[col] = Delta(cmp, ev.pct, verdict(cmp, ev.pct, r.higher_better), cmp.significant and not beyond)
+            deltas[col] = Delta(cmp, ev.pct, verdict(cmp, ev.pct, r.higher_better), cmp.significant and not beyond,
+                                at_equal_clock=key in at_equal_clock)
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
             row_mde[key] = pm.mde(r.name, r.unit, ev)
             n_paired += 1
@@ -50,8 +52,10 @@ def apply_in_run(t, inp):
     """A lab run's table (columns by target, metal first, its A/A pass among them, one
     run): each target's rows decided against both passes of metal round by round where
     they pair, λ and the floor from the A/A pair's own rounds (docs/noise.md, "Paired by
-    round"). The table's noise model becomes a paired.DecidedNoise. Nothing changes for a
-    run without rounds.json or a table without an A/A model."""
+    round"). Time rows are compared at an equal core clock (their clocks twins' ratios)
+    on every target whose clock the check finds to be the host's (decide/clockcheck.py),
+    as measured on the rest. The table's noise model becomes a paired.DecidedNoise.
+    Nothing changes for a run without rounds.json or a table without an A/A model."""
     if not t.noise:
         return
     record = round_record.load(inp.path)
@@ -61,20 +65,35 @@ def apply_in_run(t, inp):
     files = {rf.target: rf for rf in inp.files}
     if model.metal not in files or model.aa not in files:
         return
-    values = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
-    metal, aa = values[model.metal], values[model.aa]
-    pm = paired.calibrate({key: paired.differences(metal[key], aa[key]) for key in metal.keys() & aa.keys()},
-                          t.alpha)
-    pm.floor_scale = paired.TWO_PASS_FLOOR
-    row_mde, counts = {}, {}
+    measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
+    equal_clock = {c: coreclock.per_round_at_equal_clock(v) for c, v in measured.items()}
+    # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
+    models = {way: _calibrated(values[model.metal], values[model.aa], t.alpha)
+              for way, values in (("measured", measured), ("equal clock", {c: v for c, (v, _) in equal_clock.items()}))}
+    row_mde, counts, checks = {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
-        if is_aa_control(col) or col not in values or metal_of(col, metals) != model.metal:
+        if is_aa_control(col) or col not in measured or metal_of(col, metals) != model.metal:
             continue
-        own = values[col]
+        kind = t.configs.get(("", col), {}).get("target-kind")
+        chk = clockcheck.check(col, kind, measured[model.metal], measured[model.aa], measured[col], t.alpha)
+        if chk is not None:
+            checks[col] = chk
+        if chk is not None and chk.at_equal_clock:
+            (metal, _), (aa, _), (own, replaced) = (equal_clock[c] for c in (model.metal, model.aa, col))
+            pm = models["equal clock"]
+        else:
+            metal, aa, own, replaced = measured[model.metal], measured[model.aa], measured[col], frozenset()
+            pm = models["measured"]
         diffs = {key: paired.against_passes(metal.get(key, {}), aa.get(key, {}), own[key]) for key in own}
-        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha)
+        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
-    t.noise = [paired.decided(model, pm, row_mde, counts), *t.noise[1:]]
+    t.noise = [paired.decided(model, models["equal clock"], row_mde, counts, checks, models["measured"]),
+               *t.noise[1:]]
 
+
+def _calibrated(metal, aa, alpha):
+    pm = paired.calibrate({key: paired.differences(metal[key], aa[key]) for key in metal.keys() & aa.keys()}, alpha)
+    pm.floor_scale = paired.TWO_PASS_FLOOR
+    return pm

@@ -1,0 +1,114 @@
+"""Within a run, time at an equal core clock (vmparity/decide/clockcheck.py, docs/noise.md
+"Time at an equal core clock, within a run"): synthetic lab runs whose every repetition drew
+its own turbo bin, as this host's do, with the clock measured beside each row."""
+
+import io
+import json
+import math
+import random
+
+import resultgen as g
+from vmparity import table
+from vmparity.decide import clockcheck, explain, figures
+from vmparity.render import explanation, fmt, markdown
+from vmparity.results import inputs
+
+TARGET = "container-nolimit"
+TARGETS = ("metal", "metal-aa", TARGET)
+BINS = (3.6, 3.7, 3.8, 3.9, 4.0, 4.1)  # GHz, 100 MHz apart: what this host's cores move between
+
+
+def lab_run(run, seed, work=None, clock=None, kind="container", count=10):
+    """metal, metal-aa and TARGET in `count` interleaved rounds; every repetition of every target
+    runs in a turbo bin of its own draw. Memcpy rows: ns/op, B/s and clocks/op (the work in
+    clocks, ± 0.3 %, over the repetition's clock). work: the target's memcpy work × this factor
+    (a real difference of its own); clock: the target's every repetition at this factor of its
+    drawn clock (a clock the target itself lowers)."""
+    rng = random.Random(seed)
+    run.mkdir(parents=True)
+    for target in TARGETS:
+        cfg = dict(g.METAL, target=target, count=str(count))
+        if target == TARGET:
+            cfg["target-kind"] = kind
+        benches = {}
+        ghz = [rng.choice(BINS) * (clock if clock and target == TARGET else 1.0) for _ in range(count)]
+        for size in g.MEMCPY_SIZES:
+            clocks = [size / 16 * (work if work and target == TARGET else 1.0) * rng.gauss(1, 0.003)
+                      for _ in range(count)]
+            ns = [c / f for c, f in zip(clocks, ghz)]
+            benches[f"BenchmarkMemcpy/link=static/tunable=default/size={size}"] = {
+                "ns/op": ns, "B/s": [size / t * 1e9 for t in ns], "clocks/op": clocks}
+        g.write(run / f"{target}.txt", cfg, benches)
+    (run / "rounds.json").write_text(json.dumps({
+        "schema": "vmparity-rounds/1", "partial": False, "missing-rounds": {},
+        "hosts": {"localhost": [{"round": k, "seed": seed, "order": random.Random(k).sample(TARGETS, 3)}
+                                for k in range(1, count + 1)]}}), encoding="utf-8")
+    return run
+
+
+def _table(run):
+    return table.build([inputs.load(run)], by="target")
+
+
+def _beyond(t, unit):
+    return {r.name: r.deltas[TARGET] for r in t.rows if r.unit == unit and TARGET in r.deltas
+            and r.deltas[TARGET].comparison.significant and not r.deltas[TARGET].within_noise}
+
+
+def test_turbo_bins_alone_are_not_a_difference(tmp_path):
+    for seed in (1, 2, 3):
+        t = _table(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
+        check = figures.clock_checks(t)[TARGET]
+        assert check.at_equal_clock and check.rounds == 10 and math.isfinite(check.mde), seed
+        assert all(_beyond(t, u) == {} for u in ("ns/op", "B/s", "clocks/op")), seed
+
+
+def test_a_5_percent_slower_container_is_found_in_its_time_rows_through_the_turbo_bins(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
+    ns, bps = _beyond(t, "ns/op"), _beyond(t, "B/s")
+    assert len(ns) == len(bps) == len(g.MEMCPY_SIZES)
+    assert all(d.at_equal_clock and d.verdict == "worse" and 4 < d.pct < 6 for d in ns.values())
+    assert all(d.at_equal_clock and d.verdict == "worse" and -6 < d.pct < -4 for d in bps.values())
+    # the time rows' own ratios, whose repetitions drew bins 14 % apart, hide most of it
+    mde = {f.unit: f.median for f in figures.sensitivity(t) if f.target == TARGET}
+    assert mde["ns/op"] == mde["clocks/op"] < 3
+
+
+def test_a_target_that_lowers_its_own_clock_keeps_its_time_rows_as_measured(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 5, clock=0.9))
+    check = figures.clock_checks(t)[TARGET]
+    assert check.differs and not check.why_not and -16 < check.pct < -5
+    ns = _beyond(t, "ns/op")
+    assert len(ns) == len(g.MEMCPY_SIZES) and all(not d.at_equal_clock and 5 < d.pct < 20 for d in ns.values())
+    assert _beyond(t, "clocks/op") == {}  # the same work, in clocks
+    assert "beyond noise, so its time rows are compared as measured" in figures.clock_sentence(check)
+
+
+def test_an_emulated_guests_clock_is_not_checked(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
+    check = figures.clock_checks(t)[TARGET]
+    assert check.differs and check.why_not == clockcheck.EMULATED
+    assert not any(d.at_equal_clock for r in t.rows for d in r.deltas.values())
+
+
+def test_changes_at_an_equal_clock_are_marked_where_they_are_shown(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
+    out = io.StringIO()
+    markdown.render(t, out)
+    assert f"%{fmt.EQUAL_CLOCK_MARK}" in out.getvalue() and "an equal core clock" in out.getvalue()
+    res = explain.explain(t, t.configs, explain.load_rules())
+    out = io.StringIO()
+    explanation.markdown(res, out)
+    assert "ns/op at an equal core clock: +" in out.getvalue()
+    rows = explanation.to_dict(res)["unexplained"]
+    assert any(row["unit"] == "ns/op" and row.get("at-equal-clock") for row in rows)
+    assert not any(row.get("at-equal-clock") for row in rows if row["unit"] == "clocks/op")
+
+
+def test_the_clock_of_a_repetition_is_the_median_of_its_rows():
+    per_round = {("a", "ns/op"): {1: 10.0, 2: 10.0}, ("a", "clocks/op"): {1: 40.0, 2: 38.0},
+                 ("b", "ns/iter"): {1: 2.0, 2: 2.0}, ("b", "clocks/iter"): {1: 8.2, 2: 7.6},
+                 ("c", "ns/op"): {1: 5.0, 2: 5.0}, ("c", "clocks/op"): {1: 19.0, 2: 19.0},
+                 ("d", "B/s"): {1: 1.0, 2: 1.0}}  # a throughput: not a clock estimate
+    clocks = clockcheck.round_clock(per_round)
+    assert clocks[1] == 4.0 and round(clocks[2], 6) == 3.8
