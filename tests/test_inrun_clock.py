@@ -112,3 +112,17 @@ def test_the_clock_of_a_repetition_is_the_median_of_its_rows():
                  ("d", "B/s"): {1: 1.0, 2: 1.0}}  # a throughput: not a clock estimate
     clocks = clockcheck.round_clock(per_round)
     assert clocks[1] == 4.0 and round(clocks[2], 6) == 3.8
+
+
+def test_only_rows_with_their_twin_in_every_round_are_put_at_an_equal_clock():
+    from vmparity.decide import coreclock
+
+    per_round = {("a", "ns/op"): {1: 10.0, 2: 11.0}, ("a", "B/s"): {1: 5.0, 2: 4.0}, ("a", "clocks/op"): {1: 40.0, 2: 50.0},
+                 ("b", "ns/op"): {1: 3.0, 2: 3.0}, ("b", "clocks/op"): {1: 12.0},  # a round without its twin
+                 ("c", "ns/op"): {1: 3.0, 2: 3.0}}  # no twin at all
+    keys = coreclock.twinned_rows(per_round)
+    assert keys == {("a", "ns/op"), ("a", "B/s")}
+    out = coreclock.per_round_at_equal_clock(per_round, keys)
+    assert out[("a", "ns/op")] == {1: 40.0, 2: 50.0} and out[("a", "B/s")] == {1: 1 / 40.0, 2: 1 / 50.0}
+    assert out[("b", "ns/op")] is per_round[("b", "ns/op")] and out[("c", "ns/op")] is per_round[("c", "ns/op")]
+    assert per_round[("a", "ns/op")] == {1: 10.0, 2: 11.0}  # the input is left as it was

@@ -90,20 +90,28 @@ def medians_at_equal_clock(medians):
     return out
 
 
-def per_round_at_equal_clock(per_round):
-    """One target's {(name, unit): {round: value}} with each time row whose clocks twin it
-    also holds given that twin's values (inverted for a throughput): within one run, where
-    a row's ratios to metal's are compared round by round and a constant per row drops
-    out (clockcheck.py says when a target's rows may be judged so). Returns (the values,
-    the keys replaced)."""
-    out, replaced = dict(per_round), set()
+def twinned_rows(per_round):
+    """The time rows of one target's {(name, unit): {round: value}} that hold their clocks
+    twin in every round they hold (per_round_at_equal_clock can replace them)."""
+    out = set()
     for (name, unit), rounds in per_round.items():
         twin = per_round.get((name, twin_unit(unit)))
         if twin and set(twin) == set(rounds) and all(v > 0 for v in twin.values()):
-            higher = known_units().get(unit)
-            out[(name, unit)] = {k: 1 / v if higher else v for k, v in twin.items()}
-            replaced.add((name, unit))
-    return out, replaced
+            out.add((name, unit))
+    return out
+
+
+def per_round_at_equal_clock(per_round, keys):
+    """One target's {(name, unit): {round: value}} with the time rows `keys` (twinned_rows,
+    the same on every side compared) given their clocks twin's values (inverted for a
+    throughput): within one run, where a row's ratios to metal's are compared round by
+    round and a constant per row drops out (clockcheck.py says when a target's rows may
+    be judged so)."""
+    out = dict(per_round)
+    for name, unit in keys:
+        twin = per_round[(name, twin_unit(unit))]
+        out[(name, unit)] = {k: 1 / v for k, v in twin.items()} if known_units().get(unit) else dict(twin)
+    return out
 
 
 def _by_row(keyed):

@@ -66,26 +66,29 @@ def apply_in_run(t, inp):
     if model.metal not in files or model.aa not in files:
         return
     measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
-    equal_clock = {c: coreclock.per_round_at_equal_clock(v) for c, v in measured.items()}
+    metal, aa = measured[model.metal], measured[model.aa]
     # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
-    models = {way: _calibrated(values[model.metal], values[model.aa], t.alpha)
-              for way, values in (("measured", measured), ("equal clock", {c: v for c, (v, _) in equal_clock.items()}))}
+    twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
+    models = {"measured": _calibrated(metal, aa, t.alpha),
+              "equal clock": _calibrated(coreclock.per_round_at_equal_clock(metal, twinned),
+                                         coreclock.per_round_at_equal_clock(aa, twinned), t.alpha)}
     row_mde, counts, checks = {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
         if is_aa_control(col) or col not in measured or metal_of(col, metals) != model.metal:
             continue
         kind = t.configs.get(("", col), {}).get("target-kind")
-        chk = clockcheck.check(col, kind, measured[model.metal], measured[model.aa], measured[col], t.alpha)
+        chk = clockcheck.check(col, kind, metal, aa, measured[col], t.alpha)
         if chk is not None:
             checks[col] = chk
+        own, replaced, pm = measured[col], frozenset(), models["measured"]
+        sides = (metal, aa, own)
         if chk is not None and chk.at_equal_clock:
-            (metal, _), (aa, _), (own, replaced) = (equal_clock[c] for c in (model.metal, model.aa, col))
-            pm = models["equal clock"]
-        else:
-            metal, aa, own, replaced = measured[model.metal], measured[model.aa], measured[col], frozenset()
-            pm = models["measured"]
-        diffs = {key: paired.against_passes(metal.get(key, {}), aa.get(key, {}), own[key]) for key in own}
+            replaced, pm = twinned & coreclock.twinned_rows(own), models["equal clock"]
+            sides = tuple(coreclock.per_round_at_equal_clock(v, replaced) for v in sides)
+        metal_side, aa_side, own_side = sides
+        diffs = {key: paired.against_passes(metal_side.get(key, {}), aa_side.get(key, {}), own_side[key])
+                 for key in own_side}
         mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
