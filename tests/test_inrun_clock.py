@@ -10,7 +10,7 @@ import random
 import resultgen as g
 from vmparity import table
 from vmparity.decide import clockcheck, explain, figures
-from vmparity.render import explanation, fmt, markdown
+from vmparity.render import explanation, fmt, jsonfmt, markdown
 from vmparity.results import inputs
 
 TARGET = "container-nolimit"
@@ -96,6 +96,8 @@ def test_changes_at_an_equal_clock_are_marked_where_they_are_shown(tmp_path):
     out = io.StringIO()
     markdown.render(t, out)
     assert f"%{fmt.EQUAL_CLOCK_MARK}" in out.getvalue() and "an equal core clock" in out.getvalue()
+    deltas = [d for row in jsonfmt.to_dict(t)["rows"] for d in row["deltas"].values()]
+    assert any(d.get("at-equal-clock") for d in deltas) and not all(d.get("at-equal-clock") for d in deltas)
     res = explain.explain(t, t.configs, explain.load_rules())
     out = io.StringIO()
     explanation.markdown(res, out)

@@ -26,7 +26,8 @@ def to_dict(table):
             },
             "deltas": {
                 c: {"pct": d.pct, "p": d.comparison.p, "significant": d.comparison.significant,
-                    "verdict": d.verdict, "warnings": d.comparison.warnings}
+                    "verdict": d.verdict, "warnings": d.comparison.warnings,
+                    **({"at-equal-clock": True} if d.at_equal_clock else {})}
                 for c, d in r.deltas.items()
             },
         })
