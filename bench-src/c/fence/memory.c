@@ -199,29 +199,46 @@ static void *map_region(uint64_t bytes, int advice, const char *what)
 	return p;
 }
 
+/* Writing a line of every page gives every page its own frame (an untouched
+ * page would be the shared zero page, always cached). */
+static uint64_t *touched_tlb(uint64_t pages, uint64_t *x)
+{
+	uint64_t *tlb = map_region(pages * 4096, MADV_NOHUGEPAGE, "TLB");
+	for (uint64_t pg = 0; pg < pages; pg++) {
+		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+		tlb[pg * 512 + (pg & 63) * 8] = *x;
+	}
+	return tlb;
+}
+
 void fence_alloc(struct fence_mem *m, const struct fence_sizing *s)
 {
 	uint64_t *llc = map_region(s->llc_bytes, MADV_HUGEPAGE, "LLC");
-	uint64_t *tlb = map_region(s->tlb_pages * 4096, MADV_NOHUGEPAGE, "TLB");
-	/* Writing every line gives every page its own frame (an untouched page
-	 * would be the shared zero page, always cached). */
 	uint64_t x = 0x243f6a8885a308d3ull;
 	for (uint64_t line = 0; line < s->llc_bytes / 64; line++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		llc[line * 8] = x;
 	}
-	for (uint64_t pg = 0; pg < s->tlb_pages; pg++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		tlb[pg * 512 + (pg & 63) * 8] = x;
-	}
 	m->llc = llc;
 	m->llc_lines = s->llc_bytes / 64;
-	m->tlb = tlb;
+	m->tlb = touched_tlb(s->tlb_pages, &x);
 	m->tlb_pages = s->tlb_pages;
+}
+
+void fence_place_tlb_again(struct fence_mem *copy, const struct fence_mem *m)
+{
+	uint64_t x = 0x13198a2e03707344ull ^ (uint64_t)(uintptr_t)copy;
+	*copy = *m;
+	copy->tlb = touched_tlb(m->tlb_pages, &x);
+}
+
+void fence_free_tlb(struct fence_mem *m)
+{
+	munmap((void *)m->tlb, m->tlb_pages * 4096);
 }
 
 void fence_free(struct fence_mem *m)
 {
 	munmap((void *)m->llc, m->llc_lines * 64);
-	munmap((void *)m->tlb, m->tlb_pages * 4096);
+	fence_free_tlb(m);
 }

@@ -36,5 +36,10 @@ uint64_t fence_mem_available(const char **source);
 /* mmap and touch both buffers; exits with a message when memory is short. */
 void fence_alloc(struct fence_mem *m, const struct fence_sizing *s);
 void fence_free(struct fence_mem *m);
+/* *copy = *m with a TLB buffer of its own: new pages and page tables, another
+ * draw of where they sit in the caches (docs/noise.md, "Noise that lives in
+ * the pages"); fence_free_tlb releases it, and leaves the shared LLC buffer. */
+void fence_place_tlb_again(struct fence_mem *copy, const struct fence_mem *m);
+void fence_free_tlb(struct fence_mem *m);
 
 #endif
