@@ -31,6 +31,9 @@ from ..stats import sensitivity
 from . import paired
 from .coreclock import twin_unit
 
+# Where the rule is written down, as every output that applies it names it.
+DOC = 'docs/noise.md, "Time at an equal core clock, within a run"'
+
 # The clock is one "row" per target; the paired model needs a family to floor it by.
 _CLOCK_ROW = ("BenchmarkCoreClock", "GHz")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.spec import speed_units
+from . import clockcheck
 from ..results.targets import is_aa_control
 from ..query.names import family
 from ..stats.sensitivity import POWER
@@ -81,7 +82,7 @@ def clock_lines(table):
     checks = clock_checks(table)
     if not checks:
         return []
-    return ["core clock against metal's, round by round (docs/noise.md, \"Time at an equal core clock, within a run\"):",
+    return [f"core clock against metal's, round by round ({clockcheck.DOC}):",
             *(f"  {t}: {clock_sentence(c)}" for t, c in checks.items())]
 
 

@@ -2,6 +2,8 @@
 
 import math
 
+from ..decide import clockcheck
+
 _PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
 
 
@@ -31,8 +33,7 @@ def summary(s):
 # the line that says what it means, under every table that shows one.
 EQUAL_CLOCK_MARK = "†"
 EQUAL_CLOCK_NOTE = (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core clock: the change is its core-clock "
-                    "twin's, round by round, since that target's clock was the host's (docs/noise.md, "
-                    "\"Time at an equal core clock, within a run\").")
+                    f"twin's, round by round, since that target's clock was the host's ({clockcheck.DOC}).")
 
 
 def delta(d):

@@ -5,10 +5,11 @@ come from result files and process names from the host."""
 
 import math
 
-from ..decide import figures
+from ..decide import clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
 from ..stats.sensitivity import POWER
+from ..render import fmt
 from ..render.escape import md_code, md_text
 
 
@@ -50,8 +51,8 @@ def core_clock(t):
         "**Core clock:** the host moves its cores between turbo bins from one repetition to the next, and "
         "which bin a target's repetitions drew is not the target's doing. Where a target's clock, measured "
         "beside every measurement, is within noise of metal's round by round, its time rows are compared at "
-        "an equal clock (their core-clock twins' ratios, marked †); where it differs, as measured "
-        "(docs/noise.md, \"Time at an equal core clock, within a run\").", "",
+        f"an equal clock (their core-clock twins' ratios, marked {fmt.EQUAL_CLOCK_MARK}); where it differs, as "
+        f"measured ({clockcheck.DOC}).", "",
         *(f"- {md_code(target)}: {md_text(figures.clock_sentence(c))}" for target, c in checks.items())])
 
 
