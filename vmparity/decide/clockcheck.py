@@ -28,8 +28,7 @@ import numpy as np
 
 from ..results.targets import TCG_GUEST
 from ..stats import sensitivity
-from . import paired
-from .coreclock import twin_unit
+from . import coreclock, paired
 
 # Where the rule is written down, as every output that applies it names it.
 DOC = 'docs/noise.md, "Time at an equal core clock, within a run"'
@@ -59,14 +58,13 @@ def round_clock(per_round):
     time rows (ns/…) with a clocks twin of clocks / ns in that round (a row keeps its
     fastest round in both units, so the ratio is the clock that round ran at, near enough)."""
     ratios = {}
-    for (name, unit), rounds in per_round.items():
-        twin = per_round.get((name, twin_unit(unit))) if unit.startswith("ns/") else None
-        if not twin:
+    for name, unit in coreclock.twinned_rows(per_round):
+        if not unit.startswith("ns/"):
             continue
-        for k, ns in rounds.items():
-            clocks = twin.get(k, 0.0)
-            if ns > 0 and clocks > 0:
-                ratios.setdefault(k, []).append(math.log(clocks / ns))
+        twin = per_round[(name, coreclock.twin_unit(unit))]
+        for k, ns in per_round[(name, unit)].items():
+            if ns > 0:
+                ratios.setdefault(k, []).append(math.log(twin[k] / ns))
     return {k: math.exp(float(np.median(v))) for k, v in ratios.items()}
 
 

@@ -191,9 +191,6 @@ class DecidedNoise(noise.NoiseModel):
     paired: PairedModel = None
     paired_rows: dict = field(default_factory=dict)  # target -> rows decided paired by round
     clock_checks: dict = field(default_factory=dict)  # target -> clockcheck.ClockCheck
-    # the paired rule's model with the A/A pair's time rows as measured: the rule of a target
-    # whose clock differs (`paired` is the one at an equal clock, which every other target's uses)
-    paired_measured: PairedModel = None
 
     def mde(self, name, unit, target_spread=None, n_target=None, target=None):
         key = (target, name, unit)
@@ -202,8 +199,7 @@ class DecidedNoise(noise.NoiseModel):
         return super().mde(name, unit, target_spread, n_target)
 
 
-def decided(model, pm, row_mde, paired_rows, clock_checks=None, pm_measured=None):
+def decided(model, pm, row_mde, paired_rows, clock_checks=None):
     """model (noise.NoiseModel) as a DecidedNoise with the paired rule's row figures."""
     return DecidedNoise(**{f.name: getattr(model, f.name) for f in fields(noise.NoiseModel)},
-                        row_mde=row_mde, paired=pm, paired_rows=paired_rows,
-                        clock_checks=clock_checks or {}, paired_measured=pm_measured)
+                        row_mde=row_mde, paired=pm, paired_rows=paired_rows, clock_checks=clock_checks or {})

@@ -69,9 +69,9 @@ def apply_in_run(t, inp):
     metal, aa = measured[model.metal], measured[model.aa]
     # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
     twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
-    models = {"measured": _calibrated(metal, aa, t.alpha),
-              "equal clock": _calibrated(coreclock.per_round_at_equal_clock(metal, twinned),
-                                         coreclock.per_round_at_equal_clock(aa, twinned), t.alpha)}
+    pm_measured = _calibrated(metal, aa, t.alpha)
+    pm_equal_clock = _calibrated(coreclock.per_round_at_equal_clock(metal, twinned),
+                                 coreclock.per_round_at_equal_clock(aa, twinned), t.alpha)
     row_mde, counts, checks = {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
@@ -81,10 +81,10 @@ def apply_in_run(t, inp):
         chk = clockcheck.check(col, kind, metal, aa, measured[col], t.alpha)
         if chk is not None:
             checks[col] = chk
-        own, replaced, pm = measured[col], frozenset(), models["measured"]
+        own, replaced, pm = measured[col], frozenset(), pm_measured
         sides = (metal, aa, own)
         if chk is not None and chk.at_equal_clock:
-            replaced, pm = twinned & coreclock.twinned_rows(own), models["equal clock"]
+            replaced, pm = twinned & coreclock.twinned_rows(own), pm_equal_clock
             sides = tuple(coreclock.per_round_at_equal_clock(v, replaced) for v in sides)
         metal_side, aa_side, own_side = sides
         diffs = {key: paired.against_passes(metal_side.get(key, {}), aa_side.get(key, {}), own_side[key])
@@ -92,8 +92,7 @@ def apply_in_run(t, inp):
         mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
-    t.noise = [paired.decided(model, models["equal clock"], row_mde, counts, checks, models["measured"]),
-               *t.noise[1:]]
+    t.noise = [paired.decided(model, pm_equal_clock, row_mde, counts, checks), *t.noise[1:]]
 
 
 def _calibrated(metal, aa, alpha):

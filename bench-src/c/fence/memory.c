@@ -227,7 +227,7 @@ void fence_alloc(struct fence_mem *m, const struct fence_sizing *s)
 
 void fence_place_tlb_again(struct fence_mem *copy, const struct fence_mem *m)
 {
-	uint64_t x = 0x13198a2e03707344ull ^ (uint64_t)(uintptr_t)copy;
+	uint64_t x = 0x13198a2e03707344ull;
 	*copy = *m;
 	copy->tlb = touched_tlb(m->tlb_pages, &x);
 }
