@@ -157,6 +157,11 @@ awk '/^BenchmarkStorefwd/ {for (i = 3; i < NF; i += 2) if ($(i + 1) == "flushes/
 	/^BenchmarkStorefwd\/size=28/ && f != 171 {bad = 1} /^BenchmarkStorefwd\/size=32/ && f != 196 {bad = 1}
 	END {exit bad}' "$f" && pass "storefwd: 171 / 196 flushes per op, as in the seed" ||
 	fail "storefwd: flushes per op differ from the seed's 171 / 196"
+# The file is a ring that fits in a core's own L2 with the buffer (buffer.h says why).
+ring=$(header "$f" storefwd-file-bytes)
+[[ $ring =~ ^[0-9]+$ ]] && ((ring >= 16384 && ring <= 524288)) &&
+	pass "storefwd: the file is a ${ring}-byte ring" ||
+	fail "storefwd: storefwd-file-bytes '$ring', expected a ring of 16 KiB to 512 KiB"
 # Where the kernels' memory is must not follow the process: an environment
 # 3000 bytes larger moves the stack, and TMPDIR names no directory at all.
 big_env=$(head -c 3000 /dev/zero | tr '\0' x)

@@ -25,6 +25,8 @@ void sf_init(struct sf_buffer *b, int fd, unsigned size)
 	b->cap = SF_BUFFER_BYTES / size;
 	b->n = 0;
 	b->flushes = 0;
+	b->pos = 0;
+	b->written = 0;
 	memset(b->ent, 0, sizeof(b->ent));
 	for (unsigned k = 0; k < size; k++)
 		b->ent[k] = (unsigned char)(0x11 + 3 * k);
@@ -35,8 +37,10 @@ __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
 	size_t len = (size_t)b->n * b->size, done = 0;
 	if (len == 0)
 		return;
+	if (b->pos + len > SF_FILE_BYTES)
+		b->pos = 0;
 	while (done < len) {
-		ssize_t w = write(b->fd, b->buf + done, len - done);
+		ssize_t w = pwrite(b->fd, b->buf + done, len - done, (off_t)(b->pos + done));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -44,8 +48,15 @@ __attribute__((noinline)) void sf_flush(struct sf_buffer *b)
 				  w < 0 ? strerror(errno) : "wrote nothing");
 		done += (size_t)w;
 	}
+	b->pos += len;
+	b->written += len;
 	b->n = 0;
 	b->flushes++;
+}
+
+void sf_rewind(struct sf_buffer *b)
+{
+	b->pos = 0;
 }
 
 /* ent -> tmp (two overlapping stores when SIZE is 28), tmp -> dst. */

@@ -1,5 +1,5 @@
 /* The seed-000 buffer: fixed-size entries appended to a 16 KiB in-memory
- * buffer that is written to a file with write(2) whenever it is full. */
+ * buffer that is written to a file with pwrite(2) whenever it is full. */
 #ifndef STOREFWD_BUFFER_H
 #define STOREFWD_BUFFER_H
 
@@ -8,6 +8,16 @@
 #define SF_BUFFER_BYTES 16384   /* 585 entries of 28 B, 512 of 32 B: the seed's 171 / 196 flushes */
 #define SF_ENTRIES_PER_OP 100000 /* one op appends this many entries, as in the seed */
 #define SF_LINE 64               /* cache line: every region below starts on one */
+/* The flushes write the file as a ring of this many bytes: each op starts at
+ * offset 0, as the seed's Seek(0, io.SeekStart) does, and a flush that would
+ * pass the end starts again at 0. Written straight on, an op's 2.8-3.2 MB of
+ * file would live in the last-level cache, which the other cores (and, in a
+ * cloud VM, other tenants) share: with an 8 MB copy running on the other CPU
+ * of a 2-CPU machine, every case cost 8-13 % more, and the lab's A/A pair
+ * differed by 12-24 % from round to round. A 256 KiB ring stays in the core's
+ * own L2 with the buffer: the same syscalls, bytes and flushes, 1-2 % more
+ * under that copy (docs/noise.md). storefwd-file-bytes records it. */
+#define SF_FILE_BYTES (256 * 1024)
 
 /* Everything the append kernels touch lives in this one static object, at
  * offsets fixed when the program is linked: the entry they copy, the overlap
@@ -23,6 +33,8 @@ struct sf_buffer {
 	unsigned cap;         /* entries that fit in the buffer */
 	unsigned n;           /* entries in the buffer now */
 	uint64_t flushes;
+	size_t pos;           /* where the next flush writes in the file (the ring above) */
+	uint64_t written;     /* bytes written to the file since sf_init */
 	unsigned char ent[32] __attribute__((aligned(SF_LINE)));  /* the entry appended, size bytes used */
 	unsigned char tmp[32] __attribute__((aligned(SF_LINE)));  /* the overlap form's temporary */
 	unsigned char buf[SF_BUFFER_BYTES] __attribute__((aligned(SF_LINE)));
@@ -49,6 +61,8 @@ int sf_open_file(void);
 /* An empty buffer for entries of size bytes writing to fd; the entry gets
  * the size's byte pattern. */
 void sf_init(struct sf_buffer *b, int fd, unsigned size);
-void sf_flush(struct sf_buffer *b);  /* writes what is buffered, if anything */
+void sf_flush(struct sf_buffer *b);  /* writes what is buffered, if anything, at b->pos */
+/* Back to the file's offset 0, as every op starts (the seed's Seek). */
+void sf_rewind(struct sf_buffer *b);
 
 #endif

@@ -57,8 +57,7 @@ static void run_ops(void *arg, uint64_t ops)
 {
 	struct sf_run *r = arg;
 	for (uint64_t op = 0; op < ops; op++) {
-		if (lseek(r->b->fd, 0, SEEK_SET) != 0)
-			vmp_die("lseek on the buffer file: %s", strerror(errno));
+		sf_rewind(r->b);
 		r->c->append(r->b, SF_ENTRIES_PER_OP);
 		sf_flush(r->b);
 	}
@@ -96,6 +95,7 @@ static int bench(uint64_t budget_ns)
 	vmp_config("storefwd-buffer-bytes", "%d", SF_BUFFER_BYTES);
 	vmp_config("storefwd-entries-per-op", "%d", SF_ENTRIES_PER_OP);
 	vmp_config("storefwd-file", "memfd");
+	vmp_config("storefwd-file-bytes", "%d", SF_FILE_BYTES);
 	vmp_config("storefwd-page-offsets", "entry %#05x, temporary %#05x, buffer %#05x",
 		   page_offset(buffer.ent), page_offset(buffer.tmp), page_offset(buffer.buf));
 	if (have_pmu)
@@ -163,16 +163,19 @@ static int bench(uint64_t budget_ns)
 	return 0;
 }
 
-/* The file must hold exactly 100,000 copies of the entry, whatever the form. */
+/* The file is the ring: as many whole buffers as fit in SF_FILE_BYTES, and
+ * every entry in it an exact copy, whatever the form. */
 static int file_holds_entries(int fd, const unsigned char *ent, unsigned size)
 {
+	size_t flush = (size_t)(SF_BUFFER_BYTES / size) * size;
+	size_t ring = SF_FILE_BYTES / flush * flush;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size != (off_t)SF_ENTRIES_PER_OP * size)
+	if (fstat(fd, &st) != 0 || st.st_size != (off_t)ring)
 		return 0;
-	static unsigned char data[(size_t)SF_ENTRIES_PER_OP * 32];
-	if (pread(fd, data, (size_t)st.st_size, 0) != st.st_size)
+	static unsigned char data[SF_FILE_BYTES];
+	if (pread(fd, data, ring, 0) != (ssize_t)ring)
 		return 0;
-	for (size_t k = 0; k < SF_ENTRIES_PER_OP; k++)
+	for (size_t k = 0; k < ring / size; k++)
 		if (memcmp(data + k * size, ent, size) != 0)
 			return 0;
 	return 1;
@@ -241,12 +244,16 @@ static int self_test(void)
 		vmp_check(buffer.flushes == c->seed_flushes,
 			    "size=%u form=%s: %llu flushes per 100000 entries (seed: %llu)", c->size, c->form,
 			    (unsigned long long)buffer.flushes, (unsigned long long)c->seed_flushes);
+		vmp_check(buffer.written == (uint64_t)SF_ENTRIES_PER_OP * c->size,
+			  "size=%u form=%s: an op writes 100000 entries (%llu bytes)", c->size, c->form,
+			  (unsigned long long)buffer.written);
 		vmp_check(file_holds_entries(fd, buffer.ent, c->size),
-			    "size=%u form=%s: file holds 100000 exact copies of the entry", c->size, c->form);
+			  "size=%u form=%s: the %d-byte ring holds whole buffers of exact copies of the entry", c->size,
+			  c->form, SF_FILE_BYTES);
 		/* A second op rewinds and rewrites the same bytes, it does not append. */
 		run_ops(&r, 1);
 		vmp_check(file_holds_entries(fd, buffer.ent, c->size) && buffer.flushes == 2 * c->seed_flushes,
-			    "size=%u form=%s: second op rewrites the file in place", c->size, c->form);
+			  "size=%u form=%s: second op rewrites the file in place", c->size, c->form);
 		close(fd);
 	}
 	check_store_fwd_counter();
