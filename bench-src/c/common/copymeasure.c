@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coreclock.h"
 #include "tsc.h"
 
 struct batch_ctx {
@@ -65,30 +66,47 @@ bad_copy:
 	return -1;
 }
 
+int copy_measure_interleaved(copy_fn const volatile *fn, const struct copy_arena *a, const size_t *sizes,
+			     int nsizes, int placements, const struct vmp_budget *b, int use_tsc,
+			     struct copy_result *r, double *ghz, char *why, size_t whylen)
+{
+	struct copy_set set;
+	double before = ghz ? vmp_core_ghz() : 0;
+
+	for (int i = 0; i < nsizes; i++)
+		r[i] = (struct copy_result){ 0, 0, 0 };
+	for (int p = 0; p < placements; p++) {
+		for (int i = 0; i < nsizes; i++) {
+			int np = copy_placements(a, sizes[i], placements);
+			struct vmp_budget share = *b;
+			struct copy_result one;
+
+			if (p >= np)
+				continue;
+			share.total_ns = b->total_ns / (uint64_t)np;
+			share.max_batches = b->max_batches / (unsigned)np;
+			if (share.max_batches < share.min_batches)
+				share.max_batches = share.min_batches;
+			copy_set_place_at(&set, a, sizes[i], p);
+			if (copy_measure(fn, &set, &share, use_tsc, &one, why, whylen) != 0)
+				return -1;
+			double after = ghz ? vmp_core_ghz() : 0;
+			if (p == 0 || one.ns_per_op < r[i].ns_per_op) {
+				r[i].ns_per_op = one.ns_per_op;
+				r[i].cycles_per_op = one.cycles_per_op;
+				if (ghz)
+					ghz[i] = vmp_window_ghz(before, after);
+			}
+			r[i].copies += one.copies;
+			before = after;
+		}
+	}
+	return 0;
+}
+
 int copy_measure_placed(copy_fn const volatile *fn, const struct copy_arena *a, size_t n,
 			int placements, const struct vmp_budget *b, int use_tsc,
 			struct copy_result *r, char *why, size_t whylen)
 {
-	int np = copy_placements(a, n, placements);
-	struct vmp_budget share = *b;
-	struct copy_set set;
-
-	share.total_ns = b->total_ns / (uint64_t)np;
-	share.max_batches = b->max_batches / (unsigned)np;
-	if (share.max_batches < share.min_batches)
-		share.max_batches = share.min_batches;
-	r->copies = 0;
-	for (int p = 0; p < np; p++) {
-		struct copy_result one;
-
-		copy_set_place_at(&set, a, n, p);
-		if (copy_measure(fn, &set, &share, use_tsc, &one, why, whylen) != 0)
-			return -1;
-		if (p == 0 || one.ns_per_op < r->ns_per_op) {
-			r->ns_per_op = one.ns_per_op;
-			r->cycles_per_op = one.cycles_per_op;
-		}
-		r->copies += one.copies;
-	}
-	return 0;
+	return copy_measure_interleaved(fn, a, &n, 1, placements, b, use_tsc, r, NULL, why, whylen);
 }

@@ -32,4 +32,17 @@ int copy_measure_placed(copy_fn const volatile *fn, const struct copy_arena *a, 
 			int placements, const struct vmp_budget *b, int use_tsc,
 			struct copy_result *r, char *why, size_t whylen);
 
+/* copy_measure_placed for nsizes sizes at once (r[i] is sizes[i]'s result),
+ * placement by placement across the sizes: placement 0 of every size, then
+ * placement 1 of every size, and so on. A spell of the shared host lasting a
+ * few sizes' time (100-300 ms: runs of consecutive sizes 15-60 % slower in
+ * one repetition, docs/noise.md) then slows one placement of each size it
+ * meets rather than every placement of a few sizes, and the fastest
+ * placement leaves it out. ghz (NULL: not measured) gets, per size, the core
+ * clock of the window its fastest placement was timed in (vmp_core_ghz
+ * between placements). */
+int copy_measure_interleaved(copy_fn const volatile *fn, const struct copy_arena *a, const size_t *sizes,
+			     int nsizes, int placements, const struct vmp_budget *b, int use_tsc,
+			     struct copy_result *r, double *ghz, char *why, size_t whylen);
+
 #endif

@@ -84,6 +84,9 @@ int main(int argc, char **argv)
 	 * only when all five drew badly. */
 	vmp_config("memcpy-estimator", "fastest placement's median of batches");
 	vmp_config("memcpy-placements", "%d", plan.placements);
+	/* ... and the placements are taken in turn across the sizes, so that a
+	 * spell of the host meets one placement of a size, not all of them. */
+	vmp_config("memcpy-placement-order", "across sizes");
 	vmp_unit_better("B/s", 1);
 
 	if (copy_arena_init(&arena, plan.sizes[plan.nsizes - 1], why, sizeof(why)) != 0) {
@@ -95,17 +98,14 @@ int main(int argc, char **argv)
 	struct copy_result rs[MEMCPY_MAX_SIZES];
 	double size_ghz[MEMCPY_MAX_SIZES];
 	struct vmp_clock_range clocks_seen = {0, 0};
-	for (int i = 0; i < plan.nsizes; i++) {
-		double ghz_before = vmp_core_ghz();
-		if (copy_measure_placed(&glibc_memcpy, &arena, plan.sizes[i], plan.placements,
-					&plan.budget, ghz > 0, &rs[i], why, sizeof(why)) != 0) {
-			fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
-			copy_arena_free(&arena);
-			return 1;
-		}
-		size_ghz[i] = vmp_window_ghz(ghz_before, vmp_core_ghz());
-		vmp_clock_range_add(&clocks_seen, size_ghz[i]);
+	if (copy_measure_interleaved(&glibc_memcpy, &arena, plan.sizes, plan.nsizes, plan.placements,
+				     &plan.budget, ghz > 0, rs, size_ghz, why, sizeof(why)) != 0) {
+		fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
+		copy_arena_free(&arena);
+		return 1;
 	}
+	for (int i = 0; i < plan.nsizes; i++)
+		vmp_clock_range_add(&clocks_seen, size_ghz[i]);
 	vmp_core_clock_config(&clocks_seen, "clocks/op");
 	for (int i = 0; i < plan.nsizes; i++) {
 		const struct copy_result *r = &rs[i];

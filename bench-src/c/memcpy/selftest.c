@@ -48,6 +48,16 @@ static void *copy_one_bad_byte(void *d, const void *s, size_t n)
 
 static copy_fn const volatile good = memcpy;
 
+/* The sizes a measurement copied, in the order it turned to them. */
+static size_t turns[64];
+static int nturns;
+static void *copy_noting_size(void *d, const void *s, size_t n)
+{
+	if ((nturns == 0 || turns[nturns - 1] != n) && nturns < 64)
+		turns[nturns++] = n;
+	return memcpy(d, s, n);
+}
+
 static void test_copies(void)
 {
 	static const size_t sizes[] = { 1, 10, 1024, 4097, 65536 };
@@ -145,6 +155,22 @@ static void test_placements(void)
 	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
 		  "the placed measurement of glibc memcpy succeeds (%.1f ns/op over %llu copies)",
 		  rc == 0 ? r.ns_per_op : 0, (unsigned long long)r.copies);
+
+	/* Several sizes: placement by placement across them (10, 1024, 10, 1024, 10,
+	 * 1024 for three placements each), every size with its result and clock. */
+	static const size_t two[] = { 10, 1024 };
+	struct copy_result rr[2];
+	double ghz[2] = { 0, 0 };
+	copy_fn const volatile noting = copy_noting_size;
+	nturns = 0;
+	rc = copy_measure_interleaved(&noting, &a, two, 2, 3, &b, 0, rr, ghz, why, sizeof(why));
+	int order = nturns == 6;
+	for (int k = 0; k < nturns && order; k++)
+		order = turns[k] == two[k % 2];
+	vmp_check(rc == 0 && order && rr[0].copies > 0 && rr[1].copies > 0 && ghz[0] > 0 && ghz[1] > 0,
+		  "the sizes take their placements in turn (%d turns: %zu, %zu, %zu, ...), each with a result "
+		  "and a clock (%.2f, %.2f GHz)", nturns, turns[0], nturns > 1 ? turns[1] : 0,
+		  nturns > 2 ? turns[2] : 0, ghz[0], ghz[1]);
 	copy_arena_free(&a);
 }
 
