@@ -103,10 +103,3 @@ int copy_measure_interleaved(copy_fn const volatile *fn, const struct copy_arena
 	}
 	return 0;
 }
-
-int copy_measure_placed(copy_fn const volatile *fn, const struct copy_arena *a, size_t n,
-			int placements, const struct vmp_budget *b, int use_tsc,
-			struct copy_result *r, char *why, size_t whylen)
-{
-	return copy_measure_interleaved(fn, a, &n, 1, placements, b, use_tsc, r, NULL, why, whylen);
-}

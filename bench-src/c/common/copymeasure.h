@@ -24,15 +24,11 @@ int copy_measure(copy_fn const volatile *fn, struct copy_set *s,
 		   const struct vmp_budget *b, int use_tsc,
 		   struct copy_result *r, char *why, size_t whylen);
 
-/* copy_measure at up to `placements` placements of n bytes in the arena
- * (copy_placements), each with its share of the budget's time and batches,
- * keeping the fastest placement's result (its ns and cycles) and the copies
- * of all: the copy's own cost, not the cost of the pages it was handed. */
-int copy_measure_placed(copy_fn const volatile *fn, const struct copy_arena *a, size_t n,
-			int placements, const struct vmp_budget *b, int use_tsc,
-			struct copy_result *r, char *why, size_t whylen);
-
-/* copy_measure_placed for nsizes sizes at once (r[i] is sizes[i]'s result),
+/* copy_measure at up to `placements` placements of each of nsizes sizes in
+ * the arena (copy_placements), each with its share of the budget's time and
+ * batches, keeping per size the fastest placement's result (its ns and
+ * cycles) and the copies of all: the copy's own cost, not the cost of the
+ * pages it was handed. r[i] is sizes[i]'s result. The placements are taken
  * placement by placement across the sizes: placement 0 of every size, then
  * placement 1 of every size, and so on. A spell of the shared host lasting a
  * few sizes' time (100-300 ms: runs of consecutive sizes 15-60 % slower in

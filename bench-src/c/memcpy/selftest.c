@@ -149,9 +149,10 @@ static void test_placements(void)
 	struct vmp_budget b = { .batch_ns = 1000, .total_ns = 100000, .min_batches = 2, .max_batches = 10 };
 	struct copy_result r;
 	copy_fn const volatile nothing = copy_nothing;
-	vmp_check(copy_measure_placed(&nothing, &a, 1024, 5, &b, 0, &r, why, sizeof(why)) != 0,
+	static const size_t one_size = 1024;
+	vmp_check(copy_measure_interleaved(&nothing, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why)) != 0,
 		  "the placed measurement refuses a broken copy: %s", why);
-	rc = copy_measure_placed(&good, &a, 1024, 5, &b, 0, &r, why, sizeof(why));
+	rc = copy_measure_interleaved(&good, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why));
 	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
 		  "the placed measurement of glibc memcpy succeeds (%.1f ns/op over %llu copies)",
 		  rc == 0 ? r.ns_per_op : 0, (unsigned long long)r.copies);

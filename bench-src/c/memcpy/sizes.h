@@ -14,7 +14,7 @@ struct memcpy_plan {
 	size_t sizes[MEMCPY_MAX_SIZES]; /* ascending, no duplicates */
 	int nsizes;
 	struct vmp_budget budget;       /* per size, shared by its placements */
-	int placements;                 /* of each size's buffers (copy_measure_placed) */
+	int placements;                 /* of each size's buffers (copy_measure_interleaved) */
 	uint64_t tsc_window_ns;         /* TSC calibration window */
 };
 
