@@ -18,7 +18,8 @@ CLOCK = "clock"
 
 
 def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005):
-    """A staging run of TARGETS; scale: {(target, round or None for every round): (job, factor)}."""
+    """A staging run of TARGETS; scale: {(target, round or None for every round): (job, factor)},
+    job a job's name (all its rows) or a predicate on a benchmark's name (those rows)."""
     staging = tmp_path / "run"
     plan = rounds.schedule(list(TARGETS), n_rounds, seed=5)
     for k, order in enumerate(plan, 1):
@@ -32,8 +33,9 @@ def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005):
             for (target, at), (job, factor) in (scale or {}).items():
                 if target == t and at in (None, k):
                     text = path.read_text()
+                    picks = job if callable(job) else (lambda name, job=job: job_of(name) == job)
                     names = {line.split()[0] for line in text.split("\n")
-                             if line.startswith("Benchmark") and job_of(line.split()[0]) == job}
+                             if line.startswith("Benchmark") and picks(line.split()[0])}
                     path.write_text(plant.scale_lines(text, names, (factor - 1) * 100))
     return staging
 
@@ -73,6 +75,63 @@ def test_the_limit_keeps_the_largest_shifts(tmp_path):
     rec = disturbed.plan(staging, "localhost", limit=2)
     assert [(f["target"], f["job"]) for f in rec["remeasure"]] == [("metal-aa", CLOCK), ("container-nolimit", "snowflake")]
     assert disturbed.plan(staging, "localhost", limit=0)["remeasure"] == []
+
+
+def _small_copies(name):
+    return job_of(name).startswith("memcpy-") and int(name.rsplit("=", 1)[1]) <= 1024
+
+
+def test_some_rows_of_a_job_far_slower_in_one_round_are_flagged_and_named(tmp_path):
+    # one memcpy program whose small copies ran 40 % slower for its whole life, its large ones not:
+    # the job's median does not move, but each of those rows is far outside its own scatter
+    staging = _stage(tmp_path, n_rounds=10, scale={("metal", 4): (_small_copies, 1.4)})
+    (f,) = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
+    assert (f["target"], f["round"], f["job"]) == ("metal", 4, "memcpy-static/tunable=default")
+    assert f["shift-pct"] == pytest.approx(40, abs=3)
+    assert sorted(f["slower-rows"]) == sorted({n for n in _job_rows(staging, "metal") if _small_copies(n)})
+    assert all(v == pytest.approx(40, abs=3) for v in f["slower-rows"].values())
+
+
+def _job_rows(staging, target):
+    text = (staging / "rounds" / "1" / f"{target}.txt").read_text()
+    return {line.split()[0] for line in text.split("\n") if line.startswith("Benchmark")}
+
+
+def test_one_row_slower_by_less_than_its_own_scatter_allows_is_not_flagged(tmp_path):
+    # rows whose rounds spread by 5 %: one 15 % slower round is what they do, not a spell
+    staging = _stage(tmp_path, n_rounds=10, noise=0.05, scale={("metal", 4): (_small_copies, 1.15)})
+    flagged = disturbed.plan(staging, "localhost", limit=None)["remeasure"]
+    assert [f for f in flagged if (f["target"], f["round"]) == ("metal", 4) and f["job"].startswith("memcpy")] == []
+
+
+def test_whole_jobs_come_before_single_rows_under_the_limit(tmp_path):
+    staging = _stage(tmp_path, n_rounds=10, scale={("metal", 4): (_small_copies, 1.6),
+                                                   ("metal-aa", 2): (CLOCK, 1.2)})
+    rec = disturbed.plan(staging, "localhost", limit=1)
+    assert [(f["target"], f["job"]) for f in rec["remeasure"]] == [("metal-aa", CLOCK)]
+
+
+def test_slower_rows_of_an_emulated_guest_are_left_alone():
+    names = [f"BenchmarkMemcpy/link=static/tunable=default/size={n}" for n in (10, 64, 4096, 65536, 1 << 20)]
+    rounds_ = {k: {(n, "ns/op"): 100.0 * (1.5 if k == 3 and n.endswith("=10") else 1) * (1 + 0.001 * k)
+                   for n in names} for k in range(1, 7)}
+    flagged, _ = disturbed.find({"guest-tcg": rounds_, "metal": rounds_}, None, emulated={"guest-tcg"})
+    assert [(f["target"], f["round"], sorted(f["slower-rows"])) for f in flagged] == [("metal", 3, [names[0]])]
+
+
+def test_merge_measures_the_slower_rows_again_and_records_them(tmp_path):
+    staging = _stage(tmp_path, n_rounds=10, scale={("metal", 4): (_small_copies, 1.4)})
+    (f,) = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
+    again = resultgen.target_file(tmp_path, dict(resultgen.METAL, target="metal", count="1"),
+                                  seed=999, count=1, noise=0.005, name="again.txt").read_text()
+    (staging / f["file"]).write_text("\n".join(line for line in again.split("\n")
+                                               if not line.startswith("Benchmark") or job_of(line.split()[0]) == f["job"]))
+    rounds.merge(staging)
+    (entry,) = json.loads((staging / "rounds.json").read_text())["remeasured"]
+    assert entry["slower-rows"] == f["slower-rows"] and entry["status"] == "measured again"
+    assert abs(entry["after-shift-pct"]) < 3
+    small = [b for name, b in parse_file(staging / "metal.txt").benchmarks.items() if _small_copies(name)]
+    assert small and max(max(b.values[0]) / min(b.values[0]) for b in small) < 1.1
 
 
 def test_merge_puts_the_remeasure_in_place_and_records_both(tmp_path):

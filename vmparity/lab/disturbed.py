@@ -18,6 +18,19 @@ A real difference of a target is in all of its rounds, so it moves the
 median, not one round: it is never flagged. Only slowdowns are flagged:
 interference slows, it does not speed up.
 
+A spell can also slow only some rows of a repetition (the small copies of
+one memcpy program, 30-50 % for its whole life, its large copies not), and
+one such value in metal or metal-aa caps the signed-rank p of a row's ten
+rounds at 0.084: a real +5 % of a container there goes unseen. So a
+repetition is also disturbed when one of its rows is slower than that row's
+median by at least
+
+    max(ROW_MIN_SHIFT_PCT, K_ROW_SCATTER · the row's own scatter over the rounds)
+
+and the record names those rows (`slower-rows`). The TCG guests are left out
+of this rule: their rows differ from metal far beyond any spell, and a
+re-measure there costs ten times as much.
+
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
 at most bench_remeasure_max per host, the largest shifts first, TCG guests
 last) after the rounds; merge-rounds puts the new lines in place of the old in that round,
@@ -42,6 +55,11 @@ MIN_SHIFT_PCT = 3.0
 K_SCATTER = 4.0
 AGREE = 3 / 4
 MIN_ROUNDS = 3  # fewer rounds have no median to be disturbed against
+# One row alone: a larger shift, and well outside the row's own scatter, so that a
+# bimodal row (a 1 KiB copy at 12.07 or 13.03 ns) or a wall-clock one is not re-measured
+# for what it always does.
+ROW_MIN_SHIFT_PCT = 10.0
+K_ROW_SCATTER = 5.0
 
 
 def round_values(path):
@@ -49,9 +67,10 @@ def round_values(path):
     return _values_of_text(Path(path).read_text(encoding="utf-8"))
 
 
-def shifts(rounds):
-    """{(round, job): (median slowdown in log units, share of rows slower than their median, rows)}
-    for one target; rounds: {round: {(benchmark, unit): value}}."""
+def deviations(rounds):
+    """{(benchmark, unit): {round: log ratio of that round's value to the row's median over
+    the rounds}} of one target's time and throughput rows (slower positive), for rows
+    measured in at least MIN_ROUNDS rounds; rounds: {round: {(benchmark, unit): value}}."""
     higher = {u for u, h in known_units().items() if h}
     # Core clocks (clocks/op, …) are left out: a repetition in a lower turbo bin is
     # slower in time but not in clocks, and a job's clocks rows beside its time rows
@@ -62,13 +81,21 @@ def shifts(rounds):
         for (name, unit), v in values.items():
             if unit in speed and v > 0:
                 rows.setdefault((name, unit), {})[k] = math.log(v) * (-1 if unit in higher else 1)
+    out = {}
+    for key, by_round in rows.items():
+        if len(by_round) >= MIN_ROUNDS:
+            centre = float(np.median(list(by_round.values())))
+            out[key] = {k: lv - centre for k, lv in by_round.items()}
+    return out
+
+
+def shifts(rounds):
+    """{(round, job): (median slowdown in log units, share of rows slower than their median, rows)}
+    for one target; rounds: {round: {(benchmark, unit): value}}."""
     per = {}
-    for (name, unit), by_round in rows.items():
-        if len(by_round) < MIN_ROUNDS:
-            continue
-        centre = float(np.median(list(by_round.values())))
-        for k, lv in by_round.items():
-            per.setdefault((k, job_of(name)), []).append(lv - centre)
+    for (name, _), devs in deviations(rounds).items():
+        for k, dev in devs.items():
+            per.setdefault((k, job_of(name)), []).append(dev)
     out = {}
     for key, devs in per.items():
         med = float(np.median(devs))
@@ -76,11 +103,30 @@ def shifts(rounds):
     return out
 
 
+def slower_rows(rounds):
+    """{(round, job): {benchmark: slowdown in log units}} of one target: the rows of a
+    repetition slower than the row's median by at least max(ROW_MIN_SHIFT_PCT,
+    K_ROW_SCATTER · the row's scatter over the rounds, 1.4826 · MAD); a benchmark's
+    largest slowdown over its units."""
+    out = {}
+    floor = math.log1p(ROW_MIN_SHIFT_PCT / 100)
+    for (name, _), devs in deviations(rounds).items():
+        scatter = MAD_NORMAL * float(np.median(np.abs(list(devs.values()))))
+        need = max(floor, K_ROW_SCATTER * scatter)
+        for k, dev in devs.items():
+            if dev >= need:
+                slower = out.setdefault((k, job_of(name)), {})
+                slower[name] = max(dev, slower.get(name, dev))
+    return out
+
+
 def find(by_target, limit, emulated=()):
-    """Disturbed repetitions of one host's targets, at most `limit`: the largest shift first,
-    emulated targets (TCG guests, which differ from metal ten times beyond any spell) last.
+    """Disturbed repetitions of one host's targets, at most `limit`: whole jobs before single
+    rows (a job's spell moves all its rows), the largest shift first, emulated targets (TCG
+    guests, which differ from metal ten times beyond any spell) last.
     by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
-    with flagged = [{"target", "round", "job", "shift-pct", "rows"}]."""
+    with flagged = [{"target", "round", "job", "shift-pct", "rows"}], plus "slower-rows"
+    {benchmark: shift %} where only those rows were slower."""
     all_shifts = {t: shifts(rs) for t, rs in by_target.items() if len(rs) >= MIN_ROUNDS}
     by_job = {}
     for per in all_shifts.values():
@@ -91,11 +137,18 @@ def find(by_target, limit, emulated=()):
                  for job, meds in by_job.items()}
     flagged = []
     for t, per in all_shifts.items():
+        rows_slower = slower_rows(by_target[t]) if t not in emulated else {}
         for (k, job), (med, agree, n) in per.items():
             if med >= threshold[job] and agree >= AGREE:
                 flagged.append({"target": t, "round": k, "job": job, "shift-pct": round(math.expm1(med) * 100, 2),
                                 "rows": n})
-    flagged.sort(key=lambda f: (f["target"] in emulated, -f["shift-pct"], f["target"], f["round"], f["job"]))
+            elif (k, job) in rows_slower:
+                slower = rows_slower[(k, job)]
+                flagged.append({"target": t, "round": k, "job": job,
+                                "shift-pct": round(math.expm1(max(slower.values())) * 100, 2), "rows": n,
+                                "slower-rows": {name: round(math.expm1(v) * 100, 2) for name, v in sorted(slower.items())}})
+    flagged.sort(key=lambda f: (f["target"] in emulated, "slower-rows" in f, -f["shift-pct"], f["target"], f["round"],
+                                f["job"]))
     return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
 
 
@@ -161,7 +214,7 @@ def replacements(staging_run):
         rec = json.loads(plan_file.read_text(encoding="utf-8"))
         for f in rec.get("remeasure", []):
             path = staging_run / f["file"]
-            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows")}
+            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "slower-rows") if k in f}
             entry.update(host=rec["host"], **{"threshold-pct": rec["threshold-pct"].get(f["job"])})
             if path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n")):
                 out.setdefault((f["target"], f["round"]), []).append((f["job"], path.read_text(encoding="utf-8")))
@@ -199,9 +252,16 @@ def after_shifts(records, texts_by_target):
             continue
         t = r["target"]
         if t not in cache:
-            cache[t] = shifts({k: _values_of_text(text) for k, text in texts_by_target.get(t, {}).items()})
-        med = cache[t].get((r["round"], r["job"]))
-        r["after-shift-pct"] = None if med is None else round(math.expm1(med[0]) * 100, 2)
+            rounds_ = {k: _values_of_text(text) for k, text in texts_by_target.get(t, {}).items()}
+            cache[t] = deviations(rounds_), shifts(rounds_)
+        devs, per_job = cache[t]
+        if "slower-rows" in r:
+            # the rows that were slower, each against its median again: the largest of them
+            after = [d[r["round"]] for (name, _), d in devs.items() if name in r["slower-rows"] and r["round"] in d]
+            r["after-shift-pct"] = round(math.expm1(max(after)) * 100, 2) if after else None
+        else:
+            med = per_job.get((r["round"], r["job"]))
+            r["after-shift-pct"] = None if med is None else round(math.expm1(med[0]) * 100, 2)
     return records
 
 

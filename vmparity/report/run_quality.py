@@ -103,12 +103,16 @@ def hygiene(ctx):
                            f"(over {md_text(h.get('busy-threshold', 'the threshold'))})")
     redone = rec.get("remeasured", [])
     if redone:
-        out.append(f"- {len(redone)} repetition(s) ran in a slow spell (a job's rows all slower together in one round) "
-                   "and were measured again after the rounds (docs/noise.md, *Disturbed repetitions*):")
+        out.append(f"- {len(redone)} repetition(s) ran in a slow spell (a job's rows all slower together in one round, "
+                   "or some of its rows far slower than in every other round) and were measured again after the "
+                   "rounds (docs/noise.md, *Disturbed repetitions*):")
         for r in redone:
             before, after = r["shift-pct"], r.get("after-shift-pct")
-            line = (f"  - {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: "
-                    f"{before:+.1f} % over its {md_text(r['rows'])} rows")
+            slower = r.get("slower-rows")
+            where = (f"{len(slower)} benchmark(s) up to {before:+.1f} % "
+                     f"({', '.join(md_code(n) for n in list(slower)[:3])}{', …' if len(slower) > 3 else ''})"
+                     if slower else f"{before:+.1f} % over its {md_text(r['rows'])} rows")
+            line = f"  - {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: {where}"
             if after is not None:
                 line += f", {after:+.1f} % measured again"
             if r.get("status") != "measured again":
