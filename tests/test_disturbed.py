@@ -134,6 +134,53 @@ def test_merge_measures_the_slower_rows_again_and_records_them(tmp_path):
     assert small and max(max(b.values[0]) / min(b.values[0]) for b in small) < 1.1
 
 
+def _remeasure(tmp_path, staging, f, factor=1.0, seed=999):
+    """Write the re-measure of plan entry f: a fresh repetition of its job, every row × factor."""
+    again = resultgen.target_file(tmp_path, dict(resultgen.METAL, target=f["target"], count="1"),
+                                  seed=seed, count=1, noise=0.005, name=f"again-{f['n']}.txt").read_text()
+    names = {line.split()[0] for line in again.split("\n") if line.startswith("Benchmark")}
+    again = plant.scale_lines(again, names, (factor - 1) * 100)
+    (staging / f["file"]).write_text("\n".join(line for line in again.split("\n")
+                                               if not line.startswith("Benchmark") or job_of(line.split()[0]) == f["job"]))
+
+
+def test_a_remeasure_still_disturbed_is_measured_a_second_time(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7), ("metal", 3): ("snowflake", 1.5)})
+    first = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
+    assert [(f["target"], f["job"]) for f in first] == [("metal-aa", CLOCK), ("metal", "snowflake")]
+    _remeasure(tmp_path, staging, first[0], factor=1.6)  # the spell outlasted the rounds
+    _remeasure(tmp_path, staging, first[1])              # this one came back clean
+    second = disturbed.plan(staging, "localhost", limit=8, again=True)
+    (f,) = second["remeasure"]
+    assert (f["target"], f["round"], f["job"], f["pass"], f["n"]) == ("metal-aa", 2, CLOCK, 2, 3)
+    assert f["shift-pct"] == pytest.approx(60, abs=4)
+    stored = json.loads((staging / "remeasured" / "localhost" / "plan.json").read_text())["remeasure"]
+    assert [g["n"] for g in stored] == [1, 2, 3]
+    _remeasure(tmp_path, staging, f, seed=1234)
+    rounds.merge(staging)
+    entries = json.loads((staging / "rounds.json").read_text())["remeasured"]
+    assert [(e["job"], e.get("pass", 1)) for e in entries] == [(CLOCK, 1), ("snowflake", 1), (CLOCK, 2)]
+    assert entries[0]["after-shift-pct"] == pytest.approx(60, abs=4)  # what the first re-measure found
+    assert abs(entries[2]["after-shift-pct"]) < 3 and abs(entries[1]["after-shift-pct"]) < 3
+    clock = [b for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items() if job_of(name) == CLOCK]
+    assert max(max(b.values[0]) / min(b.values[0]) for b in clock) < 1.2
+
+
+def test_the_second_pass_stays_within_the_bound(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7), ("metal", 3): ("snowflake", 1.5)})
+    first = disturbed.plan(staging, "localhost", limit=2)["remeasure"]
+    for f in first:
+        _remeasure(tmp_path, staging, f, factor=1.6)
+    assert disturbed.plan(staging, "localhost", limit=2, again=True)["remeasure"] == []
+    assert [f["pass"] for f in disturbed.plan(staging, "localhost", limit=3, again=True)["remeasure"]] == [2]
+
+
+def test_a_second_pass_without_a_first_is_named(tmp_path):
+    staging = _stage(tmp_path, n_rounds=3)
+    with pytest.raises(InputError, match="plan.json"):
+        disturbed.plan(staging, "localhost", limit=8, again=True)
+
+
 def test_merge_puts_the_remeasure_in_place_and_records_both(tmp_path):
     staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
     rec = disturbed.plan(staging, "localhost", limit=8)

@@ -19,7 +19,7 @@ def run(a, out, err):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
         return 0
     if a.lab_command == "disturbed":
-        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max)) + "\n")
+        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max, again=a.again)) + "\n")
         return 0
     if a.lab_command == "variants" and a.variants_kind == "guests":
         return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)

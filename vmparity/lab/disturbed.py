@@ -62,11 +62,6 @@ ROW_MIN_SHIFT_PCT = 10.0
 K_ROW_SCATTER = 5.0
 
 
-def round_values(path):
-    """{(benchmark, unit): value} of one round file (one repetition: count 1)."""
-    return _values_of_text(Path(path).read_text(encoding="utf-8"))
-
-
 def deviations(rounds):
     """{(benchmark, unit): {round: log ratio of that round's value to the row's median over
     the rounds}} of one target's time and throughput rows (slower positive), for rows
@@ -162,12 +157,22 @@ def only_regex(job):
 PLAN_DIR = "remeasured"
 
 
-def plan(staging_run, host, limit):
+def plan(staging_run, host, limit, again=False):
     """Find the disturbed repetitions of `host`'s targets in a staging run and write
     remeasured/<host>/plan.json: each with the file its re-measure goes to and
-    benchrun's --only for it. Returns the plan."""
+    benchrun's --only for it. Returns the plan.
+
+    again: a second pass after the first plan's re-measures. A spell can outlast the
+    rounds (metal's memcpy re-measured right after them came back 29 % slow, as in its
+    round): each repetition whose re-measure is still disturbed, with the re-measures in
+    place, is planned once more, within what is left of `limit`. The plan keeps both
+    passes (`pass`: 2 on the second) and returns only the new entries."""
     staging_run = Path(staging_run)
     rounds_dir = staging_run / "rounds"
+    out_dir = staging_run / PLAN_DIR / host
+    before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
+    done = {(f["target"], f["round"]): [(f["job"], (staging_run / f["file"]).read_text(encoding="utf-8"))]
+            for f in before if _measured(staging_run / f["file"])}
     by_target, emulated = {}, set()
     for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
         rec = d / f"host-{host}.json"
@@ -176,17 +181,38 @@ def plan(staging_run, host, limit):
         for target in _order(rec):
             f = d / f"{target}.txt"
             if f.is_file():
-                by_target.setdefault(target, {})[int(d.name)] = round_values(f)
+                text = f.read_text(encoding="utf-8")
+                for job, new in done.get((target, int(d.name)), []):
+                    text = replace_job(text, job, new)
+                by_target.setdefault(target, {})[int(d.name)] = _values_of_text(text)
                 if _target_kind(f) == TCG_GUEST:
                     emulated.add(target)
-    flagged, thresholds = find(by_target, limit, emulated)
-    out_dir = staging_run / PLAN_DIR / host
+    left = None if limit is None else max(0, limit - len(before))
+    flagged, thresholds = find(by_target, None if again else left, emulated)
+    if again:
+        # the first pass's figure after its re-measure, before a second one replaces it
+        _after_shifts([f for f in before if _measured(staging_run / f["file"])], by_target)
+        measured = {(f["target"], f["round"], f["job"]) for f in before if _measured(staging_run / f["file"])}
+        flagged = [dict(f, **{"pass": 2}) for f in flagged if (f["target"], f["round"], f["job"]) in measured]
+        flagged = flagged[:left] if left is not None else flagged
     out_dir.mkdir(parents=True, exist_ok=True)
-    for n, f in enumerate(flagged, 1):
+    for n, f in enumerate(flagged, len(before) + 1):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
-    record = {"host": host, "limit": limit, "threshold-pct": thresholds, "remeasure": flagged}
+    record = {"host": host, "limit": limit, "threshold-pct": thresholds, "remeasure": before + flagged}
     (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    return record
+    return dict(record, remeasure=flagged)
+
+
+def _read_plan(path):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(path, f"expected the plan of a first pass (vmparity lab disturbed): {e}") from None
+
+
+def _measured(path):
+    """Whether a re-measure's file holds result lines (it finished)."""
+    return path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n"))
 
 
 def _target_kind(path):
@@ -214,9 +240,10 @@ def replacements(staging_run):
         rec = json.loads(plan_file.read_text(encoding="utf-8"))
         for f in rec.get("remeasure", []):
             path = staging_run / f["file"]
-            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "slower-rows") if k in f}
+            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "slower-rows", "pass",
+                                       "after-shift-pct") if k in f}
             entry.update(host=rec["host"], **{"threshold-pct": rec["threshold-pct"].get(f["job"])})
-            if path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n")):
+            if _measured(path):
                 out.setdefault((f["target"], f["round"]), []).append((f["job"], path.read_text(encoding="utf-8")))
                 entry["status"] = "measured again"
             else:
@@ -245,24 +272,31 @@ def replace_job(text, job, new_text):
 
 def after_shifts(records, texts_by_target):
     """Add each applied record's shift after the re-measure (`after-shift-pct`), from the
-    target's round texts with the replacements in place: {target: {round: text}}."""
+    target's round texts with the replacements in place: {target: {round: text}}. A record
+    a second pass measured again keeps the figure its own re-measure had (set by plan)."""
+    todo = [r for r in records if r["status"] == "measured again" and "after-shift-pct" not in r]
+    by_target = {t: {k: _values_of_text(text) for k, text in texts_by_target.get(t, {}).items()}
+                 for t in {r["target"] for r in todo}}
+    _after_shifts(todo, by_target)
+    return records
+
+
+def _after_shifts(records, by_target):
+    """Set `after-shift-pct` of each record from {target: {round: {(benchmark, unit): value}}}
+    with its re-measure in place: the job's median shift, or the largest shift of the rows
+    that were slower."""
     cache = {}
     for r in records:
-        if r["status"] != "measured again":
-            continue
         t = r["target"]
         if t not in cache:
-            rounds_ = {k: _values_of_text(text) for k, text in texts_by_target.get(t, {}).items()}
-            cache[t] = deviations(rounds_), shifts(rounds_)
+            cache[t] = deviations(by_target.get(t, {})), shifts(by_target.get(t, {}))
         devs, per_job = cache[t]
         if "slower-rows" in r:
-            # the rows that were slower, each against its median again: the largest of them
             after = [d[r["round"]] for (name, _), d in devs.items() if name in r["slower-rows"] and r["round"] in d]
             r["after-shift-pct"] = round(math.expm1(max(after)) * 100, 2) if after else None
         else:
             med = per_job.get((r["round"], r["job"]))
             r["after-shift-pct"] = None if med is None else round(math.expm1(med[0]) * 100, 2)
-    return records
 
 
 def _values_of_text(text):

@@ -113,6 +113,8 @@ def hygiene(ctx):
                      f"({', '.join(md_code(n) for n in list(slower)[:3])}{', …' if len(slower) > 3 else ''})"
                      if slower else f"{before:+.1f} % over its {md_text(r['rows'])} rows")
             line = f"  - {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: {where}"
+            if r.get("pass") == 2:
+                line += " in its first re-measure"
             if after is not None:
                 line += f", {after:+.1f} % measured again"
             if r.get("status") != "measured again":
