@@ -133,7 +133,7 @@ def _parser():
     m.add_argument("--max", type=at_least(0), default=8, metavar="N", help="re-measure at most N repetitions, the largest shifts first")
     m.add_argument("--again", action="store_true",
                    help="a second pass after the first plan's re-measures: plan once more each repetition whose "
-                        "re-measure is still disturbed (prints only those; --max counts both passes)")
+                        "re-measure is still disturbed (prints only those, at most --max)")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")

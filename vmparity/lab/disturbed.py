@@ -117,7 +117,7 @@ def slower_rows(rounds):
 
 def find(by_target, limit, emulated=()):
     """Disturbed repetitions of one host's targets, at most `limit`: whole jobs before single
-    rows (a job's spell moves all its rows), the largest shift first, emulated targets (TCG
+    rows (a job's spell moves all its rows), then the most rows, the largest shift first, emulated targets (TCG
     guests, which differ from metal ten times beyond any spell) last.
     by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
     with flagged = [{"target", "round", "job", "shift-pct", "rows"}], plus "slower-rows"
@@ -142,8 +142,10 @@ def find(by_target, limit, emulated=()):
                 flagged.append({"target": t, "round": k, "job": job,
                                 "shift-pct": round(math.expm1(max(slower.values())) * 100, 2), "rows": n,
                                 "slower-rows": {name: round(math.expm1(v) * 100, 2) for name, v in sorted(slower.items())}})
-    flagged.sort(key=lambda f: (f["target"] in emulated, "slower-rows" in f, -f["shift-pct"], f["target"], f["round"],
-                                f["job"]))
+    # whole jobs first, then the repetitions with the most slower rows: each of those rows is a
+    # row a reference round would hide
+    flagged.sort(key=lambda f: (f["target"] in emulated, "slower-rows" in f, -len(f.get("slower-rows", ())),
+                                -f["shift-pct"], f["target"], f["round"], f["job"]))
     return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
 
 
@@ -165,14 +167,17 @@ def plan(staging_run, host, limit, again=False):
     again: a second pass after the first plan's re-measures. A spell can outlast the
     rounds (metal's memcpy re-measured right after them came back 29 % slow, as in its
     round): each repetition whose re-measure is still disturbed, with the re-measures in
-    place, is planned once more, within what is left of `limit`. The plan keeps both
-    passes (`pass`: 2 on the second) and returns only the new entries."""
+    place, is planned once more, at most `limit` of them. The plan keeps both passes
+    (`pass`: 2 on the second) and returns only the new entries."""
     staging_run = Path(staging_run)
     rounds_dir = staging_run / "rounds"
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
-    done = {(f["target"], f["round"]): [(f["job"], (staging_run / f["file"]).read_text(encoding="utf-8"))]
-            for f in before if _measured(staging_run / f["file"])}
+    done = {}  # (target, round) -> [(job, re-measured text)], in the first pass's order
+    for f in before:
+        if _measured(staging_run / f["file"]):
+            done.setdefault((f["target"], f["round"]), []).append(
+                (f["job"], (staging_run / f["file"]).read_text(encoding="utf-8")))
     by_target, emulated = {}, set()
     for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
         rec = d / f"host-{host}.json"
@@ -187,14 +192,13 @@ def plan(staging_run, host, limit, again=False):
                 by_target.setdefault(target, {})[int(d.name)] = _values_of_text(text)
                 if _target_kind(f) == TCG_GUEST:
                     emulated.add(target)
-    left = None if limit is None else max(0, limit - len(before))
-    flagged, thresholds = find(by_target, None if again else left, emulated)
+    flagged, thresholds = find(by_target, None if again else limit, emulated)
     if again:
         # the first pass's figure after its re-measure, before a second one replaces it
         _after_shifts([f for f in before if _measured(staging_run / f["file"])], by_target)
         measured = {(f["target"], f["round"], f["job"]) for f in before if _measured(staging_run / f["file"])}
         flagged = [dict(f, **{"pass": 2}) for f in flagged if (f["target"], f["round"], f["job"]) in measured]
-        flagged = flagged[:left] if left is not None else flagged
+        flagged = flagged[:limit] if limit is not None else flagged
     out_dir.mkdir(parents=True, exist_ok=True)
     for n, f in enumerate(flagged, len(before) + 1):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
