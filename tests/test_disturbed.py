@@ -3,6 +3,7 @@ found, measured again and put in place at the merge; a real difference in every 
 
 import json
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,6 +12,7 @@ from vmparity.errors import InputError
 from vmparity.lab import disturbed, rounds
 from vmparity.query.names import job_of
 from vmparity.power import plant
+from vmparity.report import run_quality
 from vmparity.results.file import parse_file
 
 TARGETS = ("metal", "metal-aa", "container-nolimit")
@@ -164,6 +166,12 @@ def test_a_remeasure_still_disturbed_is_measured_a_second_time(tmp_path):
     assert abs(entries[2]["after-shift-pct"]) < 3 and abs(entries[1]["after-shift-pct"]) < 3
     clock = [b for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items() if job_of(name) == CLOCK]
     assert max(max(b.values[0]) / min(b.values[0]) for b in clock) < 1.2
+    # the report sums them up (two repetitions, one of them twice, both clean now) and folds the list
+    text = run_quality.hygiene(SimpleNamespace(run_dir=staging))
+    assert ("2 repetition(s) ran in a slow spell" in text and "1 of them twice" in text
+            and "2 of them are now within 3 % of their rounds' median" in text)
+    listed = text[text.index("<details>"):text.index("</details>")]
+    assert listed.count("- `metal-aa` round 2, `clock`") == 2 and "in its first re-measure" in listed
 
 
 def test_the_second_pass_has_a_bound_of_its_own(tmp_path):
