@@ -32,9 +32,11 @@ of this rule: their rows differ from metal far beyond any spell, and a
 re-measure there costs ten times as much.
 
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
-at most bench_remeasure_max per host, the largest shifts first, TCG guests
-last) after the rounds; merge-rounds puts the new lines in place of the old in that round,
-and rounds.json keeps both figures under `remeasured`. Nothing is dropped
+at most bench_remeasure_max per host: whole jobs first, then the most slower
+rows, the largest shifts, TCG guests last) after the rounds, and a second
+time those whose re-measure is still disturbed (`plan(..., again=True)`);
+merge-rounds puts the new lines in place of the old in that round, and
+rounds.json keeps every figure under `remeasured`. Nothing is dropped
 silently.
 """
 
@@ -173,11 +175,11 @@ def plan(staging_run, host, limit, again=False):
     rounds_dir = staging_run / "rounds"
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
+    finished = [f for f in before if _measured(staging_run / f["file"])]
     done = {}  # (target, round) -> [(job, re-measured text)], in the first pass's order
-    for f in before:
-        if _measured(staging_run / f["file"]):
-            done.setdefault((f["target"], f["round"]), []).append(
-                (f["job"], (staging_run / f["file"]).read_text(encoding="utf-8")))
+    for f in finished:
+        done.setdefault((f["target"], f["round"]), []).append(
+            (f["job"], (staging_run / f["file"]).read_text(encoding="utf-8")))
     by_target, emulated = {}, set()
     for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
         rec = d / f"host-{host}.json"
@@ -195,8 +197,8 @@ def plan(staging_run, host, limit, again=False):
     flagged, thresholds = find(by_target, None if again else limit, emulated)
     if again:
         # the first pass's figure after its re-measure, before a second one replaces it
-        _after_shifts([f for f in before if _measured(staging_run / f["file"])], by_target)
-        measured = {(f["target"], f["round"], f["job"]) for f in before if _measured(staging_run / f["file"])}
+        _after_shifts(finished, by_target)
+        measured = {(f["target"], f["round"], f["job"]) for f in finished}
         flagged = [dict(f, **{"pass": 2}) for f in flagged if (f["target"], f["round"], f["job"]) in measured]
         flagged = flagged[:limit] if limit is not None else flagged
     out_dir.mkdir(parents=True, exist_ok=True)
