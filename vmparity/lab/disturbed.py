@@ -32,8 +32,9 @@ of this rule: their rows differ from metal far beyond any spell, and a
 re-measure there costs ten times as much.
 
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
-at most bench_remeasure_max per host: whole jobs first, then the most slower
-rows, the largest shifts, TCG guests last) after the rounds, and a second
+at most bench_remeasure_max per host: metal and metal-aa first, whole jobs
+before single rows, then the most slower rows, the largest shifts, TCG guests
+last) after the rounds, and a second
 time those whose re-measure is still disturbed (`plan(..., again=True)`);
 merge-rounds puts the new lines in place of the old in that round, and
 rounds.json keeps every figure under `remeasured`. Nothing is dropped
@@ -49,7 +50,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..results.spec import core_clock_units, known_units, speed_units
-from ..results.targets import TCG_GUEST
+from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
 from ..query.names import job_of
 from ..stats import MAD_NORMAL
 
@@ -118,9 +119,10 @@ def slower_rows(rounds):
 
 
 def find(by_target, limit, emulated=()):
-    """Disturbed repetitions of one host's targets, at most `limit`: whole jobs before single
-    rows (a job's spell moves all its rows), then the most rows, the largest shift first, emulated targets (TCG
-    guests, which differ from metal ten times beyond any spell) last.
+    """Disturbed repetitions of one host's targets, at most `limit`: metal's and its A/A
+    pass's before the other targets', whole jobs before single rows (a job's spell moves all
+    its rows), then the most rows, the largest shift first, emulated targets (TCG guests,
+    which differ from metal ten times beyond any spell) last.
     by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
     with flagged = [{"target", "round", "job", "shift-pct", "rows"}], plus "slower-rows"
     {benchmark: shift %} where only those rows were slower."""
@@ -144,11 +146,16 @@ def find(by_target, limit, emulated=()):
                 flagged.append({"target": t, "round": k, "job": job,
                                 "shift-pct": round(math.expm1(max(slower.values())) * 100, 2), "rows": n,
                                 "slower-rows": {name: round(math.expm1(v) * 100, 2) for name, v in sorted(slower.items())}})
-    # whole jobs first, then the repetitions with the most slower rows: each of those rows is a
-    # row a reference round would hide
-    flagged.sort(key=lambda f: (f["target"] in emulated, "slower-rows" in f, -len(f.get("slower-rows", ())),
-                                -f["shift-pct"], f["target"], f["round"], f["job"]))
+    # metal and its A/A pass first: every target is held against them, so one of their rounds
+    # disturbed hides a difference of every target; then whole jobs, then the repetitions with
+    # the most slower rows
+    flagged.sort(key=lambda f: (f["target"] in emulated, not _reference(f["target"]), "slower-rows" in f,
+                                -len(f.get("slower-rows", ())), -f["shift-pct"], f["target"], f["round"], f["job"]))
     return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
+
+
+def _reference(target):
+    return is_lab_metal(target) or is_aa_control(target)
 
 
 def only_regex(job):
