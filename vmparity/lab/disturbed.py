@@ -19,7 +19,7 @@ median, not one round: it is never flagged. Only slowdowns are flagged:
 interference slows, it does not speed up.
 
 A spell can also slow only some rows of a repetition (the small copies of
-one memcpy program, 30-50 % for its whole life, its large copies not), and
+one memcpy program, by up to 54 % for its whole life, its large copies not), and
 one such value in metal or metal-aa caps the signed-rank p of a row's ten
 rounds at 0.084: a real +5 % of a container there goes unseen. So a
 repetition is also disturbed when one of its rows is slower than that row's
