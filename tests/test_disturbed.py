@@ -128,10 +128,7 @@ def test_slower_rows_of_an_emulated_guest_are_left_alone():
 def test_merge_measures_the_slower_rows_again_and_records_them(tmp_path):
     staging = _stage(tmp_path, n_rounds=10, scale={("metal", 4): (_small_copies, 1.4)})
     (f,) = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
-    again = resultgen.target_file(tmp_path, dict(resultgen.METAL, target="metal", count="1"),
-                                  seed=999, count=1, noise=0.005, name="again.txt").read_text()
-    (staging / f["file"]).write_text("\n".join(line for line in again.split("\n")
-                                               if not line.startswith("Benchmark") or job_of(line.split()[0]) == f["job"]))
+    _remeasure(tmp_path, staging, f)
     rounds.merge(staging)
     (entry,) = json.loads((staging / "rounds.json").read_text())["remeasured"]
     assert entry["slower-rows"] == f["slower-rows"] and entry["status"] == "measured again"

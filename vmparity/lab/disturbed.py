@@ -183,10 +183,7 @@ def plan(staging_run, host, limit, again=False):
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
     finished = [f for f in before if _measured(staging_run / f["file"])]
-    done = {}  # (target, round) -> [(job, re-measured text)], in the first pass's order
-    for f in finished:
-        done.setdefault((f["target"], f["round"]), []).append(
-            (f["job"], (staging_run / f["file"]).read_text(encoding="utf-8")))
+    done = replacements(staging_run)[0] if again else {}  # the re-measures in place, as the merge puts them
     by_target, emulated = {}, set()
     for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
         rec = d / f"host-{host}.json"
