@@ -10,6 +10,7 @@
 
 #include "kernels.h"
 #include "memory.h"
+#include "../common/aligned_map.h"
 #include "../common/cli.h"
 #include "../common/coreclock.h"
 #include "../common/gofmt.h"
@@ -67,6 +68,9 @@ static int bench(uint64_t budget_ns)
 	vmp_config("fence-tlb-pages", "%llu (4 KiB pages, one line read per page)", (unsigned long long)s.tlb_pages);
 	vmp_config("fence-tlb-placements", "%d (one per round, each on pages of its own; the fastest round counts)",
 		   FENCE_ROUNDS);
+	vmp_config("fence-buffer-alignment", "LLC %zu, TLB %zu (each buffer starts at a multiple of the power of two "
+		   "that holds it, so its address bits are the same in every process)",
+		   vmp_map_alignment(s.llc_bytes), vmp_map_alignment(s.tlb_pages * 4096));
 	if (tsc_ghz > 0)
 		vmp_config("fence-tsc", "usable (%.3f GHz; cycles/iter are TSC reference cycles)", tsc_ghz);
 	else

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "memory.h"
+#include "../common/aligned_map.h"
 #include "../common/cli.h"
 
 uint64_t fence_parse_cache_size(const char *text)
@@ -189,10 +190,12 @@ void fence_size(struct fence_sizing *s, uint64_t l3_bytes, uint64_t mem_availabl
 
 static void *map_region(uint64_t bytes, int advice, const char *what)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		vmp_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what,
-			  strerror(errno));
+	char why[160];
+	/* Aligned, so its address bits are the same in every process
+	 * (common/aligned_map.h): ASLR no longer draws its cache conflicts. */
+	void *p = vmp_map_aligned(bytes, NULL, why, sizeof(why));
+	if (!p)
+		vmp_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what, why);
 	/* Huge pages for the LLC buffer so its misses are cache misses, not TLB
 	 * misses; 4 KiB pages for the TLB buffer so every page needs its own entry. */
 	madvise(p, bytes, advice);

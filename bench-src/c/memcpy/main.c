@@ -8,6 +8,7 @@
 #include "../common/cli.h"
 #include "../common/gofmt.h"
 #include "../common/tsc.h"
+#include "../common/aligned_map.h"
 #include "../common/copycheck.h"
 #include "../common/copymeasure.h"
 #include "../common/coreclock.h"
@@ -93,6 +94,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memcpy: cannot set up buffers: %s\n", why);
 		return 1;
 	}
+	/* Where ASLR put the buffers decided a small copy's speed for a whole
+	 * process (aligned_map.h); at this boundary their address bits are the
+	 * same in every process. */
+	vmp_config("memcpy-buffer-alignment", "%zu (the buffers start at a multiple of this power of two)",
+		   vmp_map_alignment(arena.len));
 	/* Measured first, printed after: the core-clock line is configuration,
 	 * which comes before the first result line. */
 	struct copy_result rs[MEMCPY_MAX_SIZES];

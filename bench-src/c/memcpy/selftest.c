@@ -2,11 +2,13 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/gofmt.h"
 #include "../common/ksft.h"
 #include "../common/timing.h"
 #include "../common/tsc.h"
+#include "../common/aligned_map.h"
 #include "../common/copycheck.h"
 #include "../common/copymeasure.h"
 #include "sizes.h"
@@ -175,6 +177,32 @@ static void test_placements(void)
 	copy_arena_free(&a);
 }
 
+/* The arena starts at a power-of-two boundary that holds it (aligned_map.h),
+ * so every address bit below that is the same in every process: two arenas
+ * of one size, mapped side by side, agree in those bits. */
+static void test_aligned_arena(void)
+{
+	struct copy_arena a, b;
+	char why[256] = "";
+
+	if (!vmp_check(copy_arena_init(&a, 10240, why, sizeof(why)) == 0 &&
+		       copy_arena_init(&b, 10240, why, sizeof(why)) == 0, "two arenas set up %s", why))
+		return;
+	size_t align = vmp_map_alignment(a.len);
+	uintptr_t x = (uintptr_t)a.base, y = (uintptr_t)b.base;
+	vmp_check(align >= a.len && align / 2 < a.len && x % align == 0 && y % align == 0 && x != y,
+		  "each arena of %zu bytes starts at a %zu-byte boundary (%#lx, %#lx)", a.len, align,
+		  (unsigned long)x, (unsigned long)y);
+	/* the reservation around the arena is given back: one more byte past its
+	 * end is not mapped (mincore fails with ENOMEM on unmapped memory) */
+	unsigned char vec;
+	uintptr_t past = (x + a.len + 4095) & ~(uintptr_t)4095;
+	vmp_check(past == y || mincore((void *)past, 4096, &vec) != 0,
+		  "the address space reserved around an arena is released");
+	copy_arena_free(&a);
+	copy_arena_free(&b);
+}
+
 static void test_tsc_flags(void)
 {
 	static const struct { const char *flags; int usable; const char *why; } cases[] = {
@@ -247,6 +275,7 @@ int memcpy_self_test(const char *prog)
 {
 	test_copies();
 	test_placements();
+	test_aligned_arena();
 	test_tsc_flags();
 	test_tsc_live();
 	test_plans();
