@@ -18,30 +18,10 @@
 #include "../common/timing.h"
 #include "probes.h"
 #include "selftest.h"
+#include "turns.h"
 #include "verdict.h"
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
-
-struct measured {
-	int ok;              /* 1 measured, 0 unsupported here */
-	char why[256];       /* why it is unsupported */
-	uint64_t calls;
-	double ns_per_op;    /* median of the batches */
-	double ghz;          /* the core clock around the batches (coreclock.h) */
-};
-
-struct probe_ctx {
-	const struct clock_probe *p;
-	char *why;
-	size_t whylen;
-};
-
-static int run(void *ctx, uint64_t k)
-{
-	struct probe_ctx *c = ctx;
-
-	return probe_run(c->p, k, c->why, c->whylen);
-}
 
 static struct vmp_budget budget_for(enum vmp_profile p)
 {
@@ -59,34 +39,7 @@ static struct vmp_budget budget_for(enum vmp_profile p)
 	}
 }
 
-/* Returns 0 measured, PROBE_UNSUPPORTED, or PROBE_WRONG (why says which). */
-static int measure(const struct clock_probe *p, const struct vmp_budget *b, struct measured *m)
-{
-	struct probe_ctx ctx = { p, m->why, sizeof(m->why) };
-	double ns[3000];
-	uint64_t k;
-	unsigned nb = 0;
-
-	int rc = vmp_calibrate_batch(run, &ctx, b, &k);
-	if (rc != 0)
-		return rc;
-	double ghz_before = vmp_core_ghz();
-	uint64_t start = vmp_now_ns();
-	while (nb < b->max_batches && nb < sizeof(ns) / sizeof(ns[0]) &&
-	       (nb < b->min_batches || vmp_now_ns() - start < b->total_ns)) {
-		uint64_t t0 = vmp_now_ns();
-		if ((rc = probe_run(p, k, m->why, sizeof(m->why))) != 0)
-			return rc;
-		ns[nb++] = (double)(vmp_now_ns() - t0) / (double)k;
-	}
-	m->ghz = vmp_window_ghz(ghz_before, vmp_core_ghz());
-	m->ok = 1;
-	m->calls = k * nb;
-	m->ns_per_op = vmp_median(ns, nb);
-	return 0;
-}
-
-static const struct measured *find(const struct measured *ms, const char *clock, enum probe_path path)
+static const struct clock_measured *find(const struct clock_measured *ms, const char *clock, enum probe_path path)
 {
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (!strcmp(clock_probes[i].clock, clock) && clock_probes[i].path == path)
@@ -94,9 +47,9 @@ static const struct measured *find(const struct measured *ms, const char *clock,
 	return NULL;
 }
 
-static void print_verdict(const struct measured *ms, const char *clock)
+static void print_verdict(const struct clock_measured *ms, const char *clock)
 {
-	const struct measured *v = find(ms, clock, PATH_VDSO), *s = find(ms, clock, PATH_SYSCALL);
+	const struct clock_measured *v = find(ms, clock, PATH_VDSO), *s = find(ms, clock, PATH_SYSCALL);
 	char key[64];
 
 	snprintf(key, sizeof(key), "clock-verdict-%s", clock);
@@ -115,7 +68,7 @@ static void print_verdict(const struct measured *ms, const char *clock)
 int main(int argc, char **argv)
 {
 	struct vmp_args args;
-	struct measured ms[32];
+	struct clock_measured ms[32];
 	char src[64], why[256];
 
 	vmp_parse_args(argc, argv, "clock read costs (vDSO vs syscall)", &args);
@@ -123,13 +76,11 @@ int main(int argc, char **argv)
 		return clock_self_test("clock");
 
 	struct vmp_budget b = budget_for(args.profile);
-	memset(ms, 0, sizeof(ms));
-	for (size_t i = 0; i < clock_nprobes; i++) {
-		int rc = measure(&clock_probes[i], &b, &ms[i]);
-		if (rc == PROBE_WRONG) {
-			fprintf(stderr, "clock: %s\n", ms[i].why);
-			return 1;
-		}
+	int turns = clock_turns_for(args.profile);
+	size_t bad;
+	if (clock_measure_all(clock_probes, clock_nprobes, turns, &b, ms, &bad) == PROBE_WRONG) {
+		fprintf(stderr, "clock: %s\n", ms[bad].why);
+		return 1;
 	}
 
 	vmp_config("clock-vdso-mapped", "%s", getauxval(AT_SYSINFO_EHDR) ? "yes" : "no");
@@ -142,6 +93,10 @@ int main(int argc, char **argv)
 		if (ms[i].ok)
 			vmp_clock_range_add(&clocks_seen, ms[i].ghz);
 	vmp_core_clock_config(&clocks_seen, "clocks/op");
+	/* A spell of the host that slowed a few probes in a row now meets one
+	 * or two turns of each (turns.h). */
+	vmp_config("clock-estimator", "fastest turn's median of batches");
+	vmp_config("clock-turns", "%d (each probe's time in turns taken across the probes)", turns);
 	vmp_config("clock-verdict-rule", "vdso when libc < %.2gx syscall", CLOCK_VDSO_MAX_RATIO);
 	for (size_t i = 0; i < clock_nprobes; i++)
 		if (clock_probes[i].path == PATH_VDSO)

@@ -12,6 +12,7 @@
 #include "../common/ksft.h"
 #include "../common/timing.h"
 #include "probes.h"
+#include "turns.h"
 #include "verdict.h"
 
 static void test_verdicts(void)
@@ -129,6 +130,32 @@ static void test_core_clock(void)
 		  t[1] / t[0]);
 }
 
+/* Every turn of every probe runs (at least its share's minimum batches), a
+ * probe the kernel refuses is left out with its reason, and the others are
+ * measured all the same. */
+static void test_turns(void)
+{
+	static const struct clock_probe probes[] = {
+		{ "rdtsc", PROBE_RDTSC, 0, 0, PATH_INSN },
+		{ "bogus", PROBE_CLOCK_GETTIME, (clockid_t)12345, 0, PATH_SYSCALL },
+		{ "monotonic", PROBE_CLOCK_GETTIME, CLOCK_MONOTONIC, 1, PATH_VDSO },
+	};
+	struct vmp_budget b = { .batch_ns = 2000, .total_ns = 300000, .min_batches = 3, .max_batches = 60 };
+	struct clock_measured ms[3];
+	size_t bad = 99;
+	int rc = clock_measure_all(probes, 3, 3, &b, ms, &bad);
+
+	int every_turn = ms[0].ok && ms[2].ok && ms[0].calls >= 3 * 3 * ms[0].k && ms[2].calls >= 3 * 3 * ms[2].k;
+	vmp_check(rc == 0 && every_turn && ms[0].ns_per_op > 0 && ms[2].ns_per_op > 0,
+		  "three turns of each probe ran (%llu and %llu calls of %llu and %llu a batch)",
+		  (unsigned long long)ms[0].calls, (unsigned long long)ms[2].calls,
+		  (unsigned long long)ms[0].k, (unsigned long long)ms[2].k);
+	vmp_check(!ms[1].ok && strstr(ms[1].why, "bogus") && ms[1].calls == 0,
+		  "a clock the kernel refuses is left out with its reason: %s", ms[1].why);
+	vmp_check(clock_turns_for(VMP_SMOKE) == 3 && clock_turns_for(VMP_QUICK) == 5 && clock_turns_for(VMP_FULL) == 7,
+		  "turns per profile: smoke 3, quick 5, full 7");
+}
+
 int clock_self_test(const char *prog)
 {
 	test_verdicts();
@@ -136,5 +163,6 @@ int clock_self_test(const char *prog)
 	test_probes();
 	test_vdso_agrees();
 	test_core_clock();
+	test_turns();
 	return vmp_ksft_finish(prog);
 }

@@ -15,7 +15,7 @@ size_t vmp_map_alignment(size_t len)
 	return align;
 }
 
-void *vmp_map_aligned(size_t len, size_t *align_out, char *why, size_t whylen)
+void *vmp_map_aligned(size_t len, char *why, size_t whylen)
 {
 	len = (len + 4095) & ~(size_t)4095;   /* whole pages, as mmap maps them */
 	size_t align = vmp_map_alignment(len);
@@ -41,7 +41,5 @@ void *vmp_map_aligned(size_t len, size_t *align_out, char *why, size_t whylen)
 	uintptr_t end = start + len, raw_end = (uintptr_t)raw + span;
 	if (raw_end > end)
 		munmap((void *)end, raw_end - end);
-	if (align_out)
-		*align_out = align;
 	return p;
 }

@@ -21,7 +21,7 @@ int copy_arena_init(struct copy_arena *a, size_t max_n, char *why, size_t whylen
 	a->len = a->stride * 2 * COPY_SLOTS;
 	/* Aligned, so the slots' address bits are the same in every process
 	 * (aligned_map.h): ASLR no longer decides how fast a small copy is. */
-	a->base = vmp_map_aligned(a->len, NULL, why, whylen);
+	a->base = vmp_map_aligned(a->len, why, whylen);
 	if (!a->base)
 		return -1;
 	/* xorshift64: cheap, and no byte value or period lines up with the

@@ -193,7 +193,7 @@ static void *map_region(uint64_t bytes, int advice, const char *what)
 	char why[160];
 	/* Aligned, so its address bits are the same in every process
 	 * (common/aligned_map.h): ASLR no longer draws its cache conflicts. */
-	void *p = vmp_map_aligned(bytes, NULL, why, sizeof(why));
+	void *p = vmp_map_aligned(bytes, why, sizeof(why));
 	if (!p)
 		vmp_die("cannot map %llu bytes for the %s buffer: %s", (unsigned long long)bytes, what, why);
 	/* Huge pages for the LLC buffer so its misses are cache misses, not TLB
