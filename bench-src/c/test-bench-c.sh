@@ -236,6 +236,17 @@ for p in "${progs[@]}"; do
 done
 expect_error "a malformed VMPARITY_TUNABLE_VARIANT" VMPARITY_TUNABLE_VARIANT \
 	env VMPARITY_TUNABLE_VARIANT='No Good' "$bench_out/memcpy-static" --profile smoke
+# --share: memcpy and clock take a part of their time (benchrun --parts), 1 to 16
+# parts; the programs that do not take it refuse it rather than ignore it.
+expect_error "memcpy --share 0" "from 1 to 16" "$bench_out/memcpy-static" --profile smoke --share 0
+expect_error "clock --share 17" "from 1 to 16" "$bench_out/clock" --profile smoke --share 17
+expect_error "fence --share 2" "unknown argument '--share'" "$bench_out/fence" --profile smoke --share 2
+if "$bench_out/clock" --profile smoke --share 3 >"$work/clock-share.txt" 2>"$work/clock-share.err" &&
+	[[ $(grep -c '^BenchmarkClock/' "$work/clock-share.txt") -ge 2 ]]; then
+	pass "clock --share 3 measures every probe in a third of its time"
+else
+	fail "clock --share 3: $(cat "$work/clock-share.err")"
+fi
 
 if [[ $fails -gt 0 ]]; then
 	echo "test-bench-c: $fails failed" >&2

@@ -71,11 +71,12 @@ int main(int argc, char **argv)
 	struct clock_measured ms[32];
 	char src[64], why[256];
 
-	vmp_parse_args(argc, argv, "clock read costs (vDSO vs syscall)", &args);
+	vmp_parse_args_shared(argc, argv, "clock read costs (vDSO vs syscall)", &args);
 	if (args.self_test)
 		return clock_self_test("clock");
 
 	struct vmp_budget b = budget_for(args.profile);
+	vmp_budget_share(&b, args.share);
 	int turns = clock_turns_for(args.profile);
 	size_t bad;
 	if (clock_measure_all(clock_probes, clock_nprobes, turns, &b, ms, &bad) == PROBE_WRONG) {

@@ -15,27 +15,51 @@ const char *vmp_profile_name(enum vmp_profile p)
 	return names[p];
 }
 
-static void usage(FILE *f, const char *prog, const char *what)
+static void usage(FILE *f, const char *prog, const char *what, int shared)
 {
-	fprintf(f, "usage: %s --profile smoke|quick|full   print one repetition of %s\n"
+	fprintf(f, "usage: %s --profile smoke|quick|full%s   print one repetition of %s\n"
 		   "       %s --self-test                  check this program's own logic\n",
-		prog, what, prog);
+		prog, shared ? " [--share N]" : "", what, prog);
+	if (shared)
+		fprintf(f, "  --share N   take 1/N of the profile's time (1-%d): one of N parts of a repetition\n",
+			VMP_MAX_SHARE);
 }
 
-void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
+static int parse_share(const char *prog, const char *val)
+{
+	char *end;
+
+	errno = 0;
+	long n = val ? strtol(val, &end, 10) : 0;
+	if (!val || errno || end == val || *end || n < 1 || n > VMP_MAX_SHARE) {
+		fprintf(stderr, "%s: --share needs a whole number from 1 to %d (the part of the profile's time "
+				"this process takes: 1/N), got '%s'\n", prog, VMP_MAX_SHARE, val ? val : "");
+		exit(2);
+	}
+	return (int)n;
+}
+
+static void parse(int argc, char **argv, const char *what, int shared, struct vmp_args *a)
 {
 	const char *prog = argv[0];
 	int have_profile = 0;
 
 	memset(a, 0, sizeof(*a));
+	a->share = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL;
 
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			usage(stdout, prog, what);
+			usage(stdout, prog, what, shared);
 			exit(0);
 		} else if (!strcmp(arg, "--self-test")) {
 			a->self_test = 1;
+			continue;
+		} else if (shared && !strncmp(arg, "--share=", 8)) {
+			a->share = parse_share(prog, arg + 8);
+			continue;
+		} else if (shared && !strcmp(arg, "--share")) {
+			a->share = parse_share(prog, i + 1 < argc ? argv[++i] : NULL);
 			continue;
 		} else if (!strncmp(arg, "--profile=", 10)) {
 			val = arg + 10;
@@ -47,7 +71,7 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 			val = argv[++i];
 		} else {
 			fprintf(stderr, "%s: unknown argument '%s'\n", prog, arg);
-			usage(stderr, prog, what);
+			usage(stderr, prog, what, shared);
 			exit(2);
 		}
 		int found = 0;
@@ -64,9 +88,19 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 	}
 	if (a->self_test == have_profile) {
 		fprintf(stderr, "%s: give exactly one of --self-test or --profile\n", prog);
-		usage(stderr, prog, what);
+		usage(stderr, prog, what, shared);
 		exit(2);
 	}
+}
+
+void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
+{
+	parse(argc, argv, what, 0, a);
+}
+
+void vmp_parse_args_shared(int argc, char **argv, const char *what, struct vmp_args *a)
+{
+	parse(argc, argv, what, 1, a);
 }
 
 void vmp_die(const char *fmt, ...)

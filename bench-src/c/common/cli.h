@@ -7,11 +7,22 @@ enum vmp_profile { VMP_SMOKE, VMP_QUICK, VMP_FULL };
 struct vmp_args {
 	int self_test;
 	enum vmp_profile profile;
+	/* --share N (programs that take it): this process is one of N parts of
+	 * the repetition and takes 1/N of the profile's time; benchrun --parts
+	 * spreads the parts over the repetition and keeps each row's fastest.
+	 * 1 when not given. */
+	int share;
 };
 
+/* The most parts a repetition may be cut into. */
+#define VMP_MAX_SHARE 16
+
 /* Parses argv; on bad input prints usage naming the problem to stderr and
- * exits 2.  --help prints usage and exits 0. */
+ * exits 2.  --help prints usage and exits 0.  --share is refused. */
 void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a);
+
+/* The same for a program that can measure a share of its time (--share N). */
+void vmp_parse_args_shared(int argc, char **argv, const char *what, struct vmp_args *a);
 
 const char *vmp_profile_name(enum vmp_profile p);
 

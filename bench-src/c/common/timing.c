@@ -74,6 +74,16 @@ int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
 	}
 }
 
+void vmp_budget_share(struct vmp_budget *b, int share)
+{
+	if (share <= 1)
+		return;
+	b->total_ns /= (uint64_t)share;
+	b->max_batches /= (unsigned)share;
+	if (b->max_batches < b->min_batches)
+		b->max_batches = b->min_batches;
+}
+
 uint64_t vmp_repetition_ns(enum vmp_profile p)
 {
 	/* smoke is a sanity run; full gives each case a few seconds in all. */

@@ -21,6 +21,10 @@ struct vmp_budget {
 	unsigned max_batches;
 };
 
+/* One of `share` parts of a repetition (--share): 1/share of the time and of
+ * the batches, never fewer than min_batches. */
+void vmp_budget_share(struct vmp_budget *b, int share);
+
 /* Grows *k (calls per batch) until one call of run(ctx, k) lasts at least
  * b->batch_ns.  run returns 0 on success, non-zero to abort (returned). */
 int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,

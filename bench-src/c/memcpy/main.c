@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	struct copy_arena arena;
 	char why[256], key[128], seen[512];
 
-	vmp_parse_args(argc, argv, "glibc memcpy per copy size", &args);
+	vmp_parse_args_shared(argc, argv, "glibc memcpy per copy size", &args);
 	if (args.self_test)
 		return memcpy_self_test("memcpy");
 
@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 	const char *link = getauxval(AT_BASE) ? "dynamic" : "static";
 
 	memcpy_plan_for(args.profile, &plan);
+	vmp_budget_share(&plan.budget, args.share);
 	double ghz = vmp_tsc_probe(plan.tsc_window_ns, why, sizeof(why));
 	if (ghz > 0) {
 		vmp_config("memcpy-tsc", "usable");

@@ -422,3 +422,68 @@ func TestCPUList(t *testing.T) {
 		t.Fatalf("CPUList = %q", got)
 	}
 }
+
+func TestFastestLines(t *testing.T) {
+	kept, err := FastestLines(nil, []string{"BenchmarkA 10 5.0 ns/op 2.0 clocks/op", "BenchmarkB 10 7.0 ns/op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err = FastestLines(kept, []string{"BenchmarkA 20 4.5 ns/op 9.0 clocks/op", "BenchmarkB 20 8.0 ns/op", "BenchmarkC 5 1 ns/op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A's second part was faster: its whole line (count and other units) stays; B's first
+	want := []string{"BenchmarkA 20 4.5 ns/op 9.0 clocks/op", "BenchmarkB 10 7.0 ns/op", "BenchmarkC 5 1 ns/op"}
+	if strings.Join(kept, "|") != strings.Join(want, "|") {
+		t.Fatalf("kept %q, want %q", kept, want)
+	}
+	if _, err := FastestLines(kept, []string{"BenchmarkA 20 x ns/op"}); err == nil {
+		t.Fatal("a first value that is not a number was accepted")
+	}
+}
+
+// --parts: a program that takes --share runs once per part with --share N,
+// the parts in turn across the jobs, and each row keeps its fastest part; a
+// program that does not take it runs once, without --share.
+func TestPartsKeepTheFastestPart(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	// clock: 9 ns the first time, 7 ns the second; snowflake-free, so only clock and storefwd
+	clock := "#!/bin/sh\necho \"clock $*\" >> " + log + "\nn=$(grep -c '^clock' " + log + ")\n" +
+		"if [ \"$n\" = 1 ]; then v=9.0; else v=7.0; fi\necho \"BenchmarkClock/clock=monotonic/path=vdso 100 $v ns/op 30 clocks/op\"\n"
+	storefwd := "#!/bin/sh\necho \"storefwd $*\" >> " + log + "\necho 'BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry'\n"
+	for name, body := range map[string]string{"clock": clock, "storefwd": storefwd} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "parts.txt")
+	o := mustParse(t, "--profile", "quick", "--count", "1", "--parts", "2", "--out", out, "--only", "^(clock|storefwd)$", "--bench-dir", dir)
+	var progress bytes.Buffer
+	if err := Run(context.Background(), o, &bytes.Buffer{}, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	calls, _ := os.ReadFile(log)
+	if got := string(calls); got != "clock --profile quick --share 2\nstorefwd --profile quick\nclock --profile quick --share 2\n" {
+		t.Fatalf("calls in this order, want clock's two parts around storefwd:\n%s", got)
+	}
+	b, _ := os.ReadFile(out)
+	s := string(b)
+	for _, want := range []string{"\nparts: 2 (", "\nBenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op 30 clocks/op\n",
+		"\nBenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in\n%s", want, s)
+		}
+	}
+	if strings.Count(s, "\nBenchmarkClock") != 1 || !strings.Contains(progress.String(), "rep 1/1 clock part 2/2") {
+		t.Errorf("one clock line and a progress line per part wanted:\n%s\n%s", s, progress.String())
+	}
+	for _, bad := range []string{"0", "17", "x"} {
+		if _, err := ParseArgs([]string{"--profile", "smoke", "--out", "x", "--parts", bad}, &bytes.Buffer{}); err == nil {
+			t.Errorf("--parts %s accepted", bad)
+		}
+	}
+	if o := mustParse(t, "--profile", "smoke", "--out", "x"); o.Parts != 1 {
+		t.Errorf("default parts %d, want 1", o.Parts)
+	}
+}

@@ -17,14 +17,18 @@ type Program struct {
 	// Parallel: the program measures how it scales over the CPUs it sees
 	// (snowflake's GOMAXPROCS sweep), so --pin-serial leaves it every CPU.
 	Parallel bool
+	// Shares: the program takes --share N (1/N of its time) and its rows'
+	// first value is a time, lower better, so that --parts can keep each
+	// row's fastest part.
+	Shares bool
 }
 
 // Programs in run order. The optional ones run when their binaries are
 // present (a build without them still gives the core suite).
 var Programs = []Program{
-	{Name: "memcpy-static", Core: true, Tunables: true},
-	{Name: "memcpy-dynamic", Core: true, Tunables: true},
-	{Name: "clock", Core: true},
+	{Name: "memcpy-static", Core: true, Tunables: true, Shares: true},
+	{Name: "memcpy-dynamic", Core: true, Tunables: true, Shares: true},
+	{Name: "clock", Core: true, Shares: true},
 	{Name: "snowflake", Core: true, Parallel: true},
 	{Name: "storefwd"},
 	{Name: "fence"},
@@ -94,6 +98,8 @@ type Job struct {
 	Variant *Variant
 	// Parallel: the program's Parallel; --pin-serial does not pin it
 	Parallel bool
+	// Shares: the program's Shares; --parts runs it once per part
+	Shares bool
 }
 
 // Env is the child's environment: ours, with GLIBC_TUNABLES and the variant
@@ -134,10 +140,10 @@ func PlanJobs(dir string, variants []Variant, only func(string) bool, note func(
 					note(fmt.Sprintf("skipping %s: %s", name, v.Skip))
 					continue
 				}
-				names = append(names, Job{Name: name, Path: path, Variant: v})
+				names = append(names, Job{Name: name, Path: path, Variant: v, Shares: p.Shares})
 			}
 		} else if only(p.Name) {
-			names = append(names, Job{Name: p.Name, Path: path, Parallel: p.Parallel})
+			names = append(names, Job{Name: p.Name, Path: path, Parallel: p.Parallel, Shares: p.Shares})
 		}
 		if len(names) == 0 {
 			continue

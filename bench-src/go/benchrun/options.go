@@ -21,6 +21,10 @@ import (
 // the median and a verdict at α=0.05; full tightens the intervals.
 var Counts = map[string]int{"smoke": 1, "quick": 6, "full": 10}
 
+// MaxParts is the most parts a repetition may be cut into (--parts); the C
+// programs' --share takes the same range (VMP_MAX_SHARE).
+const MaxParts = 16
+
 // StdoutPath as --out writes the result to stdout.
 const StdoutPath = "-"
 
@@ -36,10 +40,14 @@ type Options struct {
 	PinSerial string
 	// Widen: every CPU the target's cpuset allows, whatever mask the parent
 	// handed down (the lab's confined controller, containerd); no pinning.
-	Widen    bool
-	Target   string
-	RunID    string
-	Count    int
+	Widen  bool
+	Target string
+	RunID  string
+	Count  int
+	// Parts: each repetition in this many parts (--parts); the programs that
+	// take --share run once per part with 1/Parts of their time, the parts
+	// spread over the repetition, and each row's fastest part counts.
+	Parts    int
 	Only     *regexp.Regexp
 	BenchDir string
 	Meta     [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
@@ -60,7 +68,7 @@ func (m metaFlag) Set(s string) error {
 
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -77,6 +85,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
+	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): memcpy and clock run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts))
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
 	fs.Var(metaFlag{&o}, "meta", "KEY=VALUE header line to record (repeatable), e.g. commit=abc123")
@@ -99,6 +108,9 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		o.Count = def
 	} else if o.Count < 1 {
 		return o, fmt.Errorf("--count %d: expected a positive number of repetitions", o.Count)
+	}
+	if o.Parts < 1 || o.Parts > MaxParts {
+		return o, fmt.Errorf("--parts %d: expected a whole number of parts from 1 to %d", o.Parts, MaxParts)
 	}
 	if set["pin"] && o.Pin < 0 {
 		return o, fmt.Errorf("--pin %d: expected a CPU number (0 or more); leave --pin out to run unpinned", o.Pin)

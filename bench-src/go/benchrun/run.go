@@ -151,31 +151,54 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	throttleBefore, throttleErr := envprobe.ReadThrottle()
 	byJob := newJobThrottle(envprobe.ReadThrottle)
 
+	if o.Parts > 1 {
+		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: memcpy and clock ran once per part with 1/%d of their time, "+
+			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, o.Parts))
+	}
+
 	var body []string
-	total, n := len(jobs)*o.Count, 0
+	runs := 0
+	for _, j := range jobs {
+		runs += partsOf(j, o.Parts)
+	}
+	total, n := runs*o.Count, 0
 	for rep := 1; rep <= o.Count; rep++ {
 		// Repetitions are interleaved across benchmarks, so a slow phase of
-		// the machine hits every benchmark a little instead of one a lot.
-		for _, j := range jobs {
-			n++
-			t0 := time.Now()
-			fmt.Fprintf(stderr, "[%*d/%d] rep %d/%d %s ... ", len(strconv.Itoa(total)), n, total, rep, o.Count, j.Name)
-			var out string
-			err := byJob.measure(j.Name, func() (err error) {
-				out, err = runJob(ctx, j, o.Profile, serialCPU)
-				return err
-			})
-			if err != nil {
-				fmt.Fprintln(stderr, "FAILED")
-				return fmt.Errorf("benchmark %s failed (repetition %d of %d): %v; %s left unchanged", j.Name, rep, o.Count, err, o.Out)
+		// the machine hits every benchmark a little instead of one a lot; with
+		// --parts each job's parts are as far apart as the repetition allows.
+		fastest := make([][]string, len(jobs))
+		for part := 1; part <= o.Parts; part++ {
+			for i, j := range jobs {
+				if part > partsOf(j, o.Parts) {
+					continue
+				}
+				n++
+				t0 := time.Now()
+				fmt.Fprintf(stderr, "[%*d/%d] rep %d/%d %s%s ... ", len(strconv.Itoa(total)), n, total, rep, o.Count, j.Name,
+					partLabel(part, partsOf(j, o.Parts)))
+				var out string
+				err := byJob.measure(j.Name, func() (err error) {
+					out, err = runJob(ctx, j, o.Profile, serialCPU, partsOf(j, o.Parts))
+					return err
+				})
+				if err != nil {
+					fmt.Fprintln(stderr, "FAILED")
+					return fmt.Errorf("benchmark %s failed (repetition %d of %d): %v; %s left unchanged", j.Name, rep, o.Count, err, o.Out)
+				}
+				lines, err := h.Absorb(j.Name, out)
+				if err != nil {
+					fmt.Fprintln(stderr, "FAILED")
+					return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
+				}
+				if fastest[i], err = FastestLines(fastest[i], lines); err != nil {
+					fmt.Fprintln(stderr, "FAILED")
+					return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
+				}
+				fmt.Fprintf(stderr, "%.2fs\n", time.Since(t0).Seconds())
 			}
-			lines, err := h.Absorb(j.Name, out)
-			if err != nil {
-				fmt.Fprintln(stderr, "FAILED")
-				return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
-			}
+		}
+		for _, lines := range fastest {
 			body = append(body, lines...)
-			fmt.Fprintf(stderr, "%.2fs\n", time.Since(t0).Seconds())
 		}
 	}
 	recordThrottle(h, throttleBefore, throttleErr)
@@ -193,10 +216,30 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runJob runs one repetition of one program and returns its stdout; with
-// pin >= 0 a serial program runs on that CPU (--pin-serial).
-func runJob(ctx context.Context, j Job, profile string, pin int) (string, error) {
-	cmd := exec.CommandContext(ctx, j.Path, "--profile", profile)
+// partsOf is how many parts job j runs in: parts if it takes --share, else 1.
+func partsOf(j Job, parts int) int {
+	if j.Shares {
+		return parts
+	}
+	return 1
+}
+
+func partLabel(part, parts int) string {
+	if parts <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" part %d/%d", part, parts)
+}
+
+// runJob runs one repetition (or, share > 1, one part of it) of one program
+// and returns its stdout; with pin >= 0 a serial program runs on that CPU
+// (--pin-serial).
+func runJob(ctx context.Context, j Job, profile string, pin int, share int) (string, error) {
+	args := []string{"--profile", profile}
+	if share > 1 {
+		args = append(args, "--share", strconv.Itoa(share))
+	}
+	cmd := exec.CommandContext(ctx, j.Path, args...)
 	cmd.Env = j.Env(os.Environ())
 	// a benchmark must not outlive benchrun, even when benchrun is killed -9
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -222,7 +265,7 @@ func runJob(ctx context.Context, j Job, profile string, pin int) (string, error)
 		if msg == "" {
 			msg = "no message on stderr"
 		}
-		return "", fmt.Errorf("%s --profile %s: %v: %s", j.Path, profile, err, msg)
+		return "", fmt.Errorf("%s %s: %v: %s", j.Path, strings.Join(args, " "), err, msg)
 	}
 	return stdout.String(), nil
 }
