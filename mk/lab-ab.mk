@@ -16,6 +16,8 @@ AB_DIR ?= $(BUILD)/ab
 # variables (a BUILD= or BENCH_OUT= here must not send BASE's build into the
 # working tree's). The run is lab-up's, with the BASE side added to the bench
 # role (bench_ab_*), so provisioning, rounds, re-measures and the report are one path.
+# A BASE whose benchrun has no --parts measures both sides in one piece: the two
+# sides must be measured alike.
 lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the working tree, run both in the same rounds on every target whose A/B can reach significance (not TCG guests' 3 rounds), report HEAD against BASE per target
 	@set -euo pipefail; \
 	[ -n "$(BASE)" ] || { echo "lab-ab: expected BASE=<git ref>, e.g. make lab-ab BASE=main" >&2; exit 2; }; \
@@ -25,8 +27,11 @@ lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the workin
 	$(MAKE) --no-print-directory deps; \
 	t=$$(date +%s); env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory -C "$$ab_src" bench; \
 	echo "lab-ab: BASE built in $$(( $$(date +%s) - t ))s"; \
+	parts=""; base_help=$$("$$ab_bench/benchrun" --help 2>&1 || true); \
+	case "$$base_help" in *-parts*) ;; *) parts="-e bench_parts=1"; \
+	  echo "lab-ab: BASE's benchrun has no --parts (before 2026-11-27): both sides run their repetitions in one piece";; esac; \
 	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-ab-$(PROFILE); \
 	$(MAKE) --no-print-directory lab-up LAB_RUN_ID=$$run_id \
-	  LAB_ARGS="$(LAB_ARGS) -e bench_ab_base_dir=$$ab_bench -e bench_ab_base_ref=$$ab_ref -e bench_ab_base_commit=$$ab_commit"; \
+	  LAB_ARGS="$(LAB_ARGS) -e bench_ab_base_dir=$$ab_bench -e bench_ab_base_ref=$$ab_ref -e bench_ab_base_commit=$$ab_commit $$parts"; \
 	echo "lab-ab: HEAD against BASE $$ab_ref per target: $(RESULTS_DIR)/runs/$$run_id/report.md; for a pull request:"; \
 	echo "  $(VMPARITY) --results-dir $(RESULTS_DIR) pr-comment --ab $$run_id"
