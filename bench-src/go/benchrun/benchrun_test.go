@@ -444,33 +444,35 @@ func TestFastestLines(t *testing.T) {
 
 // --parts: a program that takes --share runs once per part with --share N,
 // the parts in turn across the jobs, and each row keeps its fastest part; a
-// program that does not take it runs once, without --share.
+// program that does not take it runs once, without --share, the first such
+// program in part 1, the next in part 2, and so on.
 func TestPartsKeepTheFastestPart(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
-	// clock: 9 ns the first time, 7 ns the second; snowflake-free, so only clock and storefwd
+	// clock: 9 ns the first time, 7 ns the second; storefwd and fence take no --share
 	clock := "#!/bin/sh\necho \"clock $*\" >> " + log + "\nn=$(grep -c '^clock' " + log + ")\n" +
 		"if [ \"$n\" = 1 ]; then v=9.0; else v=7.0; fi\necho \"BenchmarkClock/clock=monotonic/path=vdso 100 $v ns/op 30 clocks/op\"\n"
 	storefwd := "#!/bin/sh\necho \"storefwd $*\" >> " + log + "\necho 'BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry'\n"
-	for name, body := range map[string]string{"clock": clock, "storefwd": storefwd} {
+	fence := "#!/bin/sh\necho \"fence $*\" >> " + log + "\necho 'BenchmarkFence/work=div/barrier=none 1 3.5 ns/iter'\n"
+	for name, body := range map[string]string{"clock": clock, "storefwd": storefwd, "fence": fence} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	out := filepath.Join(t.TempDir(), "parts.txt")
-	o := mustParse(t, "--profile", "quick", "--count", "1", "--parts", "2", "--out", out, "--only", "^(clock|storefwd)$", "--bench-dir", dir)
+	o := mustParse(t, "--profile", "quick", "--count", "1", "--parts", "2", "--out", out, "--only", "^(clock|storefwd|fence)$", "--bench-dir", dir)
 	var progress bytes.Buffer
 	if err := Run(context.Background(), o, &bytes.Buffer{}, &progress); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	calls, _ := os.ReadFile(log)
-	if got := string(calls); got != "clock --profile quick --share 2\nstorefwd --profile quick\nclock --profile quick --share 2\n" {
+	if got := string(calls); got != "clock --profile quick --share 2\nstorefwd --profile quick\nclock --profile quick --share 2\nfence --profile quick\n" {
 		t.Fatalf("calls in this order, want clock's two parts around storefwd:\n%s", got)
 	}
 	b, _ := os.ReadFile(out)
 	s := string(b)
-	for _, want := range []string{"\nparts: 2 (", "\nBenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op 30 clocks/op\n",
-		"\nBenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry\n"} {
+	for _, want := range []string{"\nparts: 2 (", "\nBenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op 30 clocks/op\n" +
+		"BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry\nBenchmarkFence/work=div/barrier=none 1 3.5 ns/iter\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("missing %q in\n%s", want, s)
 		}

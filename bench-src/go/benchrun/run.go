@@ -169,7 +169,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		fastest := make([][]string, len(jobs))
 		for part := 1; part <= o.Parts; part++ {
 			for i, j := range jobs {
-				if part > partsOf(j, o.Parts) {
+				if !runsIn(jobs, i, part, o.Parts) {
 					continue
 				}
 				n++
@@ -222,6 +222,22 @@ func partsOf(j Job, parts int) int {
 		return parts
 	}
 	return 1
+}
+
+// runsIn says whether jobs[i] runs in this part: a job that takes --share in
+// every part; the others one each, dealt out over the parts in turn, so that
+// they sit between the parts of the sharing jobs and keep those seconds apart.
+func runsIn(jobs []Job, i, part, parts int) bool {
+	if jobs[i].Shares {
+		return true
+	}
+	k := 0
+	for _, j := range jobs[:i] {
+		if !j.Shares {
+			k++
+		}
+	}
+	return k%parts == part-1
 }
 
 func partLabel(part, parts int) string {
