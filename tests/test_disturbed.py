@@ -255,3 +255,37 @@ def test_emulated_targets_come_last_within_the_limit():
     mild[3] = {key: v * 1.5 for key, v in mild[3].items()}
     flagged, _ = disturbed.find({"guest-nosmt": slow, "metal": mild}, limit=1, emulated={"guest-nosmt"})
     assert [f["target"] for f in flagged] == ["metal"]
+
+
+def test_a_second_remeasure_slower_than_the_first_is_not_kept(tmp_path):
+    # the first re-measure came back a little slow (+8 %), the second far slower (+40 %):
+    # the merge keeps the first, and the report says which
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
+    (f,) = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
+    _remeasure(tmp_path, staging, f, factor=1.08)
+    (g,) = disturbed.plan(staging, "localhost", limit=8, again=True)["remeasure"]
+    _remeasure(tmp_path, staging, g, factor=1.4, seed=1234)
+    rounds.merge(staging)
+    first, second = json.loads((staging / "rounds.json").read_text())["remeasured"]
+    assert first["after-shift-pct"] == pytest.approx(8, abs=3) and second["after-shift-pct"] == pytest.approx(40, abs=4)
+    assert second["kept"] is False and "kept" not in first
+    clock = {name: b.values[0] for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items()
+             if job_of(name) == CLOCK}
+    # round 2 holds the first re-measure: about 8 % above the row's other rounds, not 40 %
+    assert all(1.03 < sorted(v)[-1] / sorted(v)[len(v) // 2] < 1.15 for v in clock.values())
+    text = run_quality.hygiene(SimpleNamespace(run_dir=staging))
+    assert "slower than the first re-measure, which is kept" in text
+    assert "1 repetition(s) ran in a slow spell" in text and "0 of them are now within 3 %" in text
+
+
+def test_a_second_remeasure_faster_than_the_first_is_kept(tmp_path):
+    staging = _stage(tmp_path, scale={("metal-aa", 2): (CLOCK, 1.7)})
+    (f,) = disturbed.plan(staging, "localhost", limit=8)["remeasure"]
+    _remeasure(tmp_path, staging, f, factor=1.5)
+    (g,) = disturbed.plan(staging, "localhost", limit=8, again=True)["remeasure"]
+    _remeasure(tmp_path, staging, g, seed=1234)
+    rounds.merge(staging)
+    second = json.loads((staging / "rounds.json").read_text())["remeasured"][1]
+    assert second["kept"] is True and abs(second["after-shift-pct"]) < 3
+    clock = [b.values[0] for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items() if job_of(name) == CLOCK]
+    assert max(max(v) / min(v) for v in clock) < 1.2

@@ -291,6 +291,27 @@ def after_shifts(records, texts_by_target):
     return records
 
 
+def second_kept_or_not(records):
+    """Of a repetition measured again twice, the re-measure less disturbed stays: a spell can
+    outlast the pause between the passes (run 2026-11-27T03-51-00Z: metal-aa's round 3
+    memcpy-static/tunable=default came back +4.8 % from its first re-measure and +21.3 % from
+    its second). Marks each second pass's record `kept` (True, or False where its shift is the
+    larger) and returns those not kept; the merge puts their first re-measure back."""
+    first = {(r["target"], r["round"], r["job"]): r for r in records
+             if r.get("pass", 1) == 1 and r["status"] == "measured again"}
+    not_kept = []
+    for r in records:
+        f = first.get((r["target"], r["round"], r["job"]))
+        if r.get("pass") != 2 or r["status"] != "measured again" or f is None:
+            continue
+        worse = (r.get("after-shift-pct") is not None and f.get("after-shift-pct") is not None
+                 and r["after-shift-pct"] > f["after-shift-pct"])
+        r["kept"] = not worse
+        if worse:
+            not_kept.append(r)
+    return not_kept
+
+
 def _after_shifts(records, by_target):
     """Set `after-shift-pct` of each record from {target: {round: {(benchmark, unit): value}}}
     with its re-measure in place: the job's median shift, or the largest shift of the rows

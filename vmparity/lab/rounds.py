@@ -265,6 +265,10 @@ def merge(staging_run):
                 texts[f] = disturbed.replace_job(texts[f], job, new)
     disturbed.after_shifts(remeasured, {t: {k: texts.get(f) or _read(f) for k, f in files[t]}
                                         for t in {r["target"] for r in remeasured} if t in files})
+    for r in disturbed.second_kept_or_not(remeasured):  # its first re-measure was the less disturbed
+        f = dict(files.get(r["target"], [])).get(r["round"])
+        first = next(new for job, new in replaced[(r["target"], r["round"])] if job == r["job"])
+        texts[f] = disturbed.replace_job(texts[f], r["job"], first)
     changed = {}
     for target, rfs in files.items():
         text, moved = merge_target([f for _, f in sorted(rfs)], texts)

@@ -132,7 +132,8 @@ def _remeasured(records):
     under it (a busy run re-measures a hundred)."""
     if not records:
         return [], []
-    last = {(r["target"], r["round"], r["job"]): r for r in records}  # a second re-measure is the one kept
+    # the re-measure kept: the second, unless it came back slower than the first
+    last = {(r["target"], r["round"], r["job"]): r for r in records if r.get("kept", True)}
     second = sum(1 for r in records if r.get("pass") == 2)
     clean = sum(1 for r in last.values() if r.get("after-shift-pct") is not None and abs(r["after-shift-pct"]) < CLEAN_PCT)
     summary = [f"- {len(last)} repetition(s) ran in a slow spell (a job's rows all slower together in one round, "
@@ -152,6 +153,8 @@ def _remeasured(records):
             line += " in its first re-measure"
         if after is not None:
             line += f", {after:+.1f} % measured again"
+        if r.get("kept") is False:
+            line += " (slower than the first re-measure, which is kept)"
         if r.get("status") != "measured again":
             line += f" ({md_text(r.get('status', ''))})"
         lines.append(line)
