@@ -59,10 +59,7 @@ int clock_measure_all(const struct clock_probe *probes, size_t n, int turns,
 {
 	struct vmp_budget share = *b;
 
-	share.total_ns = b->total_ns / (uint64_t)turns;
-	share.max_batches = b->max_batches / (unsigned)turns;
-	if (share.max_batches < share.min_batches)
-		share.max_batches = share.min_batches;
+	vmp_budget_share(&share, turns);
 	memset(ms, 0, n * sizeof(*ms));
 	for (int t = 0; t < turns; t++) {
 		for (size_t i = 0; i < n; i++) {

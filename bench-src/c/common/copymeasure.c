@@ -83,10 +83,7 @@ int copy_measure_interleaved(copy_fn const volatile *fn, const struct copy_arena
 
 			if (p >= np)
 				continue;
-			share.total_ns = b->total_ns / (uint64_t)np;
-			share.max_batches = b->max_batches / (unsigned)np;
-			if (share.max_batches < share.min_batches)
-				share.max_batches = share.min_batches;
+			vmp_budget_share(&share, np);
 			copy_set_place_at(&set, a, sizes[i], p);
 			if (copy_measure(fn, &set, &share, use_tsc, &one, why, whylen) != 0)
 				return -1;

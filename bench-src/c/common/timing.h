@@ -21,8 +21,9 @@ struct vmp_budget {
 	unsigned max_batches;
 };
 
-/* One of `share` parts of a repetition (--share): 1/share of the time and of
- * the batches, never fewer than min_batches. */
+/* One of `share` parts of a budget (a part of a repetition with --share, a
+ * placement of memcpy's, a turn of clock's): 1/share of the time and of the
+ * batches, never fewer than min_batches. */
 void vmp_budget_share(struct vmp_budget *b, int share);
 
 /* Grows *k (calls per batch) until one call of run(ctx, k) lasts at least
