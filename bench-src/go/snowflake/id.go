@@ -119,6 +119,9 @@ func New(design string, c Config) (Generator, error) {
 	return nil, fmt.Errorf("snowflake: unknown design %q (expected one of %v)", design, Designs)
 }
 
+// pollInterval is how long waitPast pauses between two reads of the clock.
+const pollInterval = 20 * time.Microsecond
+
 // waitPast polls the clock until it shows a millisecond after last, or fails
 // once MaxBackwards of real (monotonic) time has passed. Polling, not
 // sleeping a computed time, because the clock may be fake or stepped.
@@ -135,6 +138,6 @@ func waitPast(c Config, last int64) (int64, error) {
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("%w (last issued ms %d, clock says %d, waited %v)", ErrClockBackwards, last, now, c.MaxBackwards)
 		}
-		time.Sleep(20 * time.Microsecond)
+		pause()
 	}
 }
