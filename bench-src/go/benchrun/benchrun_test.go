@@ -449,30 +449,33 @@ func TestFastestLines(t *testing.T) {
 func TestPartsKeepTheFastestPart(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
-	// clock: 9 ns the first time, 7 ns the second; storefwd and fence take no --share
+	// clock: 9 ns the first time, 7 ns the second; storefwd takes --share
+	// too; snowflake and align do not
 	clock := "#!/bin/sh\necho \"clock $*\" >> " + log + "\nn=$(grep -c '^clock' " + log + ")\n" +
 		"if [ \"$n\" = 1 ]; then v=9.0; else v=7.0; fi\necho \"BenchmarkClock/clock=monotonic/path=vdso 100 $v ns/op 30 clocks/op\"\n"
 	storefwd := "#!/bin/sh\necho \"storefwd $*\" >> " + log + "\necho 'BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry'\n"
-	fence := "#!/bin/sh\necho \"fence $*\" >> " + log + "\necho 'BenchmarkFence/work=div/barrier=none 1 3.5 ns/iter'\n"
-	for name, body := range map[string]string{"clock": clock, "storefwd": storefwd, "fence": fence} {
+	snowflake := "#!/bin/sh\necho \"snowflake $*\" >> " + log + "\necho 'BenchmarkSnowflake/impl=atomic/procs=1-1 1 244.0 ns/op'\n"
+	align := "#!/bin/sh\necho \"align $*\" >> " + log + "\necho 'BenchmarkAlign/pad=0 1 3.5 ns/iter'\n"
+	for name, body := range map[string]string{"clock": clock, "storefwd": storefwd, "snowflake": snowflake, "align": align} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	out := filepath.Join(t.TempDir(), "parts.txt")
-	o := mustParse(t, "--profile", "quick", "--count", "1", "--parts", "2", "--out", out, "--only", "^(clock|storefwd|fence)$", "--bench-dir", dir)
+	o := mustParse(t, "--profile", "quick", "--count", "1", "--parts", "2", "--out", out, "--only", "^(clock|snowflake|storefwd|align)$", "--bench-dir", dir)
 	var progress bytes.Buffer
 	if err := Run(context.Background(), o, &bytes.Buffer{}, &progress); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	calls, _ := os.ReadFile(log)
-	if got := string(calls); got != "clock --profile quick --share 2\nstorefwd --profile quick\nclock --profile quick --share 2\nfence --profile quick\n" {
-		t.Fatalf("calls in this order, want clock's two parts around storefwd:\n%s", got)
+	if got := string(calls); got != "clock --profile quick --share 2\nsnowflake --profile quick\nstorefwd --profile quick --share 2\n"+
+		"clock --profile quick --share 2\nstorefwd --profile quick --share 2\nalign --profile quick\n" {
+		t.Fatalf("calls in this order, want each part of clock and storefwd, snowflake in part 1 and align in part 2:\n%s", got)
 	}
 	b, _ := os.ReadFile(out)
 	s := string(b)
-	for _, want := range []string{"\nparts: 2 (", "\nBenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op 30 clocks/op\n" +
-		"BenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry\nBenchmarkFence/work=div/barrier=none 1 3.5 ns/iter\n"} {
+	for _, want := range []string{"\nparts: 2 (each repetition in 2 parts: memcpy, clock, storefwd and fence ran once per part", "\nBenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op 30 clocks/op\n" +
+		"BenchmarkSnowflake/impl=atomic/procs=1-1 1 244.0 ns/op\nBenchmarkStorefwd/size=28/form=overlap 1 7.5 ns/entry\nBenchmarkAlign/pad=0 1 3.5 ns/iter\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("missing %q in\n%s", want, s)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,9 +31,26 @@ var Programs = []Program{
 	{Name: "memcpy-dynamic", Core: true, Tunables: true, Shares: true},
 	{Name: "clock", Core: true, Shares: true},
 	{Name: "snowflake", Core: true, Parallel: true},
-	{Name: "storefwd"},
-	{Name: "fence"},
+	{Name: "storefwd", Shares: true},
+	{Name: "fence", Shares: true},
 	{Name: "align"},
+}
+
+// SharingPrograms names the programs that take --share, for the help text
+// and the header: "memcpy, clock, storefwd and fence" (the two memcpy
+// programs under one name).
+func SharingPrograms() string {
+	var names []string
+	for _, p := range Programs {
+		name, _, _ := strings.Cut(p.Name, "-")
+		if p.Shares && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Variant is one GLIBC_TUNABLES setting for memcpy.

@@ -85,7 +85,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Target, "target", "", "target name for the header (default: the host name)")
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
-	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): memcpy and clock run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts))
+	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): %s run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts, SharingPrograms()))
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
 	fs.Var(metaFlag{&o}, "meta", "KEY=VALUE header line to record (repeatable), e.g. commit=abc123")

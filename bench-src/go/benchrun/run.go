@@ -152,8 +152,8 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	byJob := newJobThrottle(envprobe.ReadThrottle)
 
 	if o.Parts > 1 {
-		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: memcpy and clock ran once per part with 1/%d of their time, "+
-			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, o.Parts))
+		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: %s ran once per part with 1/%d of their time, "+
+			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts))
 	}
 
 	var body []string
