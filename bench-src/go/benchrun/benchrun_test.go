@@ -492,3 +492,25 @@ func TestPartsKeepTheFastestPart(t *testing.T) {
 		t.Errorf("default parts %d, want 1", o.Parts)
 	}
 }
+
+// The jobs that take no --share are dealt out over the parts in turn, the
+// sharing ones run in every part.
+func TestRunsInDealsTheJobsThatDoNotShare(t *testing.T) {
+	jobs := []Job{{Name: "a", Shares: true}, {Name: "b"}, {Name: "c"}, {Name: "d", Shares: true}, {Name: "e"}}
+	for part, want := range map[int]string{1: "abde", 2: "acd"} {
+		got := ""
+		for i, j := range jobs {
+			if runsIn(jobs, i, part, 2) {
+				got += j.Name
+			}
+		}
+		if got != want {
+			t.Errorf("part %d of 2 runs %q, want %q", part, got, want)
+		}
+	}
+	for _, j := range jobs {
+		if want := map[bool]int{true: 3, false: 1}[j.Shares]; partsOf(j, 3) != want {
+			t.Errorf("%s runs in %d of 3 parts, want %d", j.Name, partsOf(j, 3), want)
+		}
+	}
+}
