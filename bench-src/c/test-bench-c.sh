@@ -236,17 +236,17 @@ for p in "${progs[@]}"; do
 done
 expect_error "a malformed VMPARITY_TUNABLE_VARIANT" VMPARITY_TUNABLE_VARIANT \
 	env VMPARITY_TUNABLE_VARIANT='No Good' "$bench_out/memcpy-static" --profile smoke
-# --share: memcpy, clock, storefwd and fence take a part of their time
+# --share: memcpy, clock, storefwd, fence and align take a part of their time
 # (benchrun --parts), 1 to 16 parts; the programs that do not take it refuse
 # it rather than ignore it.
 expect_error "memcpy --share 0" "from 1 to 16" "$bench_out/memcpy-static" --profile smoke --share 0
 expect_error "clock --share 17" "from 1 to 16" "$bench_out/clock" --profile smoke --share 17
 expect_error "storefwd --share x" "from 1 to 16" "$bench_out/storefwd" --profile smoke --share x
 expect_error "fence --share 17" "from 1 to 16" "$bench_out/fence" --profile smoke --share 17
-expect_error "align --share 2" "unknown argument '--share'" "$bench_out/align" --profile smoke --share 2
+expect_error "streamcopy --share 2" "unknown argument '--share'" "$bench_out/streamcopy" --profile smoke --share 2
 # Every row of each in a third of its time: clock's probes, storefwd's four
-# cases, fence's nine.
-for spec in clock:BenchmarkClock/:2 storefwd:BenchmarkStorefwd/:4 fence:BenchmarkFence/:9; do
+# cases, fence's nine, align's thirteen offsets.
+for spec in clock:BenchmarkClock/:2 storefwd:BenchmarkStorefwd/:4 fence:BenchmarkFence/:9 align:BenchmarkAlign/:13; do
 	IFS=: read -r prog prefix rows <<<"$spec"
 	if "$bench_out/$prog" --profile smoke --share 3 >"$work/$prog-share.txt" 2>"$work/$prog-share.err" &&
 		[[ $(grep -c "^$prefix" "$work/$prog-share.txt") -ge $rows ]]; then

@@ -176,6 +176,6 @@ int main(int argc, char **argv)
 	 * PMU cannot count instructions (count.c). */
 	if (argc == 2 && strcmp(argv[1], "--count-instructions") == 0)
 		return align_count_child();
-	vmp_parse_args(argc, argv, "one loop at 13 code offsets (front-end alignment)", &args);
-	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile));
+	vmp_parse_args_shared(argc, argv, "one loop at 13 code offsets (front-end alignment)", &args);
+	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile) / (uint64_t)args.share);
 }

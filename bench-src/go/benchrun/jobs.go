@@ -33,7 +33,7 @@ var Programs = []Program{
 	{Name: "snowflake", Core: true, Parallel: true},
 	{Name: "storefwd", Shares: true},
 	{Name: "fence", Shares: true},
-	{Name: "align"},
+	{Name: "align", Shares: true},
 }
 
 // SharingPrograms names the programs that take --share, for the help text
