@@ -37,8 +37,8 @@ var Programs = []Program{
 }
 
 // SharingPrograms names the programs that take --share, for the help text
-// and the header: "memcpy, clock, storefwd and fence" (the two memcpy
-// programs under one name).
+// and the header, as a list in words ("memcpy, clock and fence"; the two
+// memcpy programs under one name).
 func SharingPrograms() string {
 	var names []string
 	for _, p := range Programs {
