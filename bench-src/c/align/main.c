@@ -177,5 +177,5 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "--count-instructions") == 0)
 		return align_count_child();
 	vmp_parse_args_shared(argc, argv, "one loop at 13 code offsets (front-end alignment)", &args);
-	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile) / (uint64_t)args.share);
+	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile, args.share));
 }

@@ -84,18 +84,24 @@ void vmp_budget_share(struct vmp_budget *b, int share)
 		b->max_batches = b->min_batches;
 }
 
-uint64_t vmp_repetition_ns(enum vmp_profile p)
+uint64_t vmp_repetition_ns(enum vmp_profile p, int share)
 {
+	uint64_t whole;
+
 	/* smoke is a sanity run; full gives each case a few seconds in all. */
 	switch (p) {
 	case VMP_SMOKE:
-		return 200000000ull;
+		whole = 200000000ull;
+		break;
 	case VMP_QUICK:
-		return 1000000000ull;
+		whole = 1000000000ull;
+		break;
 	case VMP_FULL:
 	default:
-		return 5000000000ull;
+		whole = 5000000000ull;
+		break;
 	}
+	return share > 1 ? whole / (uint64_t)share : whole;
 }
 
 static uint64_t timed_iters(void (*run)(void *ctx, uint64_t n), void *ctx, uint64_t n)

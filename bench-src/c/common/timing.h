@@ -33,9 +33,9 @@ int vmp_calibrate_batch(int (*run)(void *ctx, uint64_t k), void *ctx,
 
 /* The other way to measure, for programs that interleave their cases in
  * rounds and keep each case's fastest round (storefwd, fence, align): one
- * repetition may take vmp_repetition_ns(profile) of wall time, shared by
- * its cases and rounds. */
-uint64_t vmp_repetition_ns(enum vmp_profile p);
+ * repetition may take vmp_repetition_ns(profile, share) of wall time, shared
+ * by its cases and rounds; with --share N (share > 1) one part of it, 1/N. */
+uint64_t vmp_repetition_ns(enum vmp_profile p, int share);
 
 /* An iteration count so that run(ctx, n) takes about target_ns: the pilot
  * grows until it lasts 1/20 of the target (at least 1 ms) and is scaled

@@ -250,5 +250,5 @@ int main(int argc, char **argv)
 	struct vmp_args args;
 
 	vmp_parse_args_shared(argc, argv, "mfence and lock pairs around misses and divisions", &args);
-	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile) / (uint64_t)args.share);
+	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile, args.share));
 }

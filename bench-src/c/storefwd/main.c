@@ -265,5 +265,5 @@ int main(int argc, char **argv)
 	struct vmp_args args;
 
 	vmp_parse_args_shared(argc, argv, "28- vs 32-byte entry copies (store forwarding)", &args);
-	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile) / (uint64_t)args.share);
+	return args.self_test ? self_test() : bench(vmp_repetition_ns(args.profile, args.share));
 }
