@@ -134,6 +134,15 @@ def _parser():
     m.add_argument("--again", action="store_true",
                    help="a second pass after the first plan's re-measures: plan once more each repetition whose "
                         "re-measure is still disturbed (prints only those, at most --max)")
+    m = lab.add_parser("added-round", help="plan the next round added for one host's rows whose minimum detectable effect "
+                       "is still above the goal (prints it as JSON, `round` null when none is to be added)")
+    m.add_argument("staging", metavar="STAGING_RUN_DIR")
+    m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
+    m.add_argument("--goal", type=percent, default=3.0, metavar="PCT",
+                   help="add rounds for the rows whose minimum detectable effect is above PCT (default 3 %%)")
+    m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N rounds in all (default 6)")
+    m.add_argument("--seconds", type=at_least(0), default=120, metavar="S",
+                   help="add no round once the added rounds took S seconds (default 120)")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")

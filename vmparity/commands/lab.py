@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
-from ..lab import ab, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
+from ..lab import ab, added_rounds, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
 from ..render.escape import terminal
 
 
@@ -20,6 +20,9 @@ def run(a, out, err):
         return 0
     if a.lab_command == "disturbed":
         out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max, again=a.again)) + "\n")
+        return 0
+    if a.lab_command == "added-round":
+        out.write(json.dumps(added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds)) + "\n")
         return 0
     if a.lab_command == "variants" and a.variants_kind == "guests":
         return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)

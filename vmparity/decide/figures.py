@@ -120,25 +120,29 @@ class FamilySensitivity:
     worst: float
 
 
-def sensitivity(table):
-    """[FamilySensitivity] per target (not the A/A pass) and benchmark family, in the
-    units a change of speed moves, from the run's noise model; [] without one."""
+def row_mdes(table):
+    """(target, name, unit, minimum detectable effect %) of every row of every target
+    (not the A/A pass), in the units a change of speed moves, from the run's noise
+    model; nothing without one. The figures the report's sensitivity sums up, and
+    those the lab adds rounds for (lab/added_rounds.py)."""
     if not table.noise:
-        return []
+        return
     m = table.noise[0]
     speed = speed_units()
-    per = {}
     for r in table.rows:
         if r.unit not in speed:
             continue
-        spreads = None
         for col, d in r.deltas.items():
-            if is_aa_control(col):
-                continue
-            if spreads is None:
-                spreads = r.spreads
-            per.setdefault((col, family(r.name), r.unit), []).append(
-                m.mde(r.name, r.unit, spreads.get(col), d.comparison.n2, target=col))
+            if not is_aa_control(col):
+                yield col, r.name, r.unit, m.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col)
+
+
+def sensitivity(table):
+    """[FamilySensitivity] per target (not the A/A pass) and benchmark family, in the
+    units a change of speed moves, from the run's noise model; [] without one."""
+    per = {}
+    for col, name, unit, mde in row_mdes(table):
+        per.setdefault((col, family(name), unit), []).append(mde)
     out = []
     for (col, fam, unit), v in per.items():
         finite = [x for x in v if math.isfinite(x)]

@@ -132,28 +132,35 @@ def _split(path, text=None):
     return config, extra, body
 
 
-def merge_target(round_files, texts=None):
+def merge_target(round_files, texts=None, added=()):
     """One result file's text from the round files of one target (in round order),
     and {key: [value per round]} for keys that changed between rounds.
-    texts: {path: text} to read instead of those files (a round with a re-measured job)."""
+    texts: {path: text} to read instead of those files (a round with a re-measured job).
+    added: the files of rounds added for the wide rows (added_rounds.py), which ran only
+    some jobs: their result lines and summed keys count, but their header, which --only
+    changes, is not compared, and `count` stays the planned rounds'."""
     texts = texts or {}
     parts = [_split(p, texts.get(p)) for p in round_files]
-    first = dict(parts[0][0])
-    order = [k for k, _ in parts[0][0]]
+    planned = [part for p, part in zip(round_files, parts) if p not in added] or parts
+    first = dict(planned[0][0])
+    order = [k for k, _ in planned[0][0]]
     changed = {}
-    for config, _, _ in parts[1:]:
+    for config, _, _ in planned[1:]:
         for k, _ in config:
             if k not in first:
                 first[k] = None
                 order.append(k)
     for k in order:
-        values = [dict(c).get(k) for c, _, _ in parts]
+        values = [dict(c).get(k) for c, _, _ in planned]
         if (len(set(values)) > 1 and k not in SUMMED_KEYS + (PERIODS_KEY, COUNT_KEY, throttled_jobs.KEY)
                 and not k.startswith(PER_REPETITION)):
             changed[k] = values
     merged = dict(first)
-    merged[COUNT_KEY] = str(sum(int(dict(c).get(COUNT_KEY, "1")) for c, _, _ in parts))
-    merged["rounds"] = f"{len(parts)} (interleaved with the host's other targets; rounds.json)"
+    merged[COUNT_KEY] = str(sum(int(dict(c).get(COUNT_KEY, "1")) for c, _, _ in planned))
+    merged["rounds"] = f"{len(planned)} (interleaved with the host's other targets; rounds.json)"
+    if len(planned) < len(parts):
+        merged["rounds"] += (f", and {len(parts) - len(planned)} added for the rows whose minimum detectable"
+                             " effect was still wide (rounds.json `added`)")
     for k in SUMMED_KEYS:
         nums = [_int(dict(c).get(k)) for c, _, _ in parts]
         if k in merged and None not in nums:
@@ -269,9 +276,12 @@ def merge(staging_run):
         f = dict(files.get(r["target"], [])).get(r["round"])
         first = next(new for job, new in replaced[(r["target"], r["round"])] if job == r["job"])
         texts[f] = disturbed.replace_job(texts[f], r["job"], first)
+    # a round added on one host may share its number with another host's planned round
+    added = {(t, rec["round"]) for recs in hosts.values() for rec in recs if rec.get("added") for t in rec["order"]}
+    added_files = {f for t, rfs in files.items() for k, f in rfs if (t, k) in added}
     changed = {}
     for target, rfs in files.items():
-        text, moved = merge_target([f for _, f in sorted(rfs)], texts)
+        text, moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
         (staging_run / f"{target}.txt").write_text(text, encoding="utf-8")
         if moved:
             changed[target] = moved
@@ -279,7 +289,8 @@ def merge(staging_run):
         "schema": SCHEMA,
         "hosts": {
             host: [{"round": r["round"], "seed": r.get("seed"), "order": r["order"], "hygiene": r.get("hygiene", {}),
-                    "timings": {t: timings.get(t, {}).get(r["round"]) for t in r["order"]}}
+                    "timings": {t: timings.get(t, {}).get(r["round"]) for t in r["order"]},
+                    **({"added": _added(r, files)} if r.get("added") else {})}
                    for r in sorted(recs, key=lambda r: r["round"])]
             for host, recs in sorted(hosts.items())
         },
@@ -303,6 +314,17 @@ def merge(staging_run):
         record["ab"] = _json(ab)
     (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return sorted(files), missing
+
+
+def _added(rec, files):
+    """An added round's record (added_rounds.py's plan) with the benchmarks its files hold,
+    which is how readers know the rows it measured (round_record.in_round)."""
+    names = set()
+    for t in rec["order"]:
+        f = dict(files.get(t, [])).get(rec["round"])
+        if f is not None:
+            names |= {line.split(maxsplit=1)[0] for line in _read(f).split("\n") if line.startswith("Benchmark")}
+    return dict(rec["added"], benchmarks=sorted(names))
 
 
 def _json(path):

@@ -2,8 +2,11 @@
 
 The lab measures one repetition per target per round (lab/rounds.py) and
 merges a target's rounds into one file in round order: a re-measured job in
-its round's place, missing rounds left out. So the i-th value of a row is the
-i-th round rounds.json planned for the target and does not list as missing.
+its round's place, missing rounds left out, and the rounds added after them for
+the rows whose minimum detectable effect was still wide (lab/added_rounds.py)
+holding only those rows' jobs (their `added` record lists the benchmarks). So
+the i-th value of a row is the i-th round rounds.json planned for the target,
+holds the row, and does not list as missing.
 Readers that decide round by round (the paired rule, decide/paired.py) use
 this; a row whose values do not match those rounds (a fill-in, a hand-made
 file) is not paired.
@@ -31,11 +34,12 @@ def load(run_dir):
     return rec
 
 
-def rounds_of(record, target):
+def rounds_of(record, target, name=None):
     """The rounds whose values target's merged file holds, in file order (None when the
-    record says nothing of the target)."""
+    record says nothing of the target); with a benchmark's name, only the added rounds
+    that measured it (without, every round planned)."""
     planned = {rec["round"] for recs in record.get("hosts", {}).values() for rec in recs
-               if target in rec.get("order", ())}
+               if target in rec.get("order", ()) and (name is None or in_round(rec, name))}
     if not planned:
         return None
     return sorted(planned - set(record.get("missing-rounds", {}).get(target, ())))
@@ -43,12 +47,24 @@ def rounds_of(record, target):
 
 def per_round(rf, record):
     """{(name, unit): {round: value}} of a target's file: only rows with one value per round it holds."""
-    ks = rounds_of(record, rf.target)
-    if ks is None:
+    if rounds_of(record, rf.target) is None:
         return {}
     out = {}
     for name, b in rf.benchmarks.items():
+        ks = rounds_of(record, rf.target, name)
         for unit, values in zip(b.units, b.values):
             if len(values) == len(ks):
                 out[(name, unit)] = dict(zip(ks, (float(v) for v in values)))
     return out
+
+
+def in_round(round_rec, name):
+    """Whether a round of rounds.json measured this benchmark: every round the lab
+    planned did; a round added for the wide rows only the benchmarks it lists."""
+    added = round_rec.get("added")
+    return not added or name in added.get("benchmarks", ())
+
+
+def added_rounds(record):
+    """{host: [round records]} of the rounds added after the planned ones."""
+    return {host: [r for r in recs if r.get("added")] for host, recs in record.get("hosts", {}).items()}
