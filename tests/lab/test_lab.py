@@ -128,6 +128,8 @@ def test_smoke_profile_runs_and_is_collected_everywhere(lab):
     # smoke profile, two rounds: every target twice, interleaved, with the A/A control
     run = lab.playbook("bench.yml", bench_profile="smoke", bench_count="2", bench_run_id=RUN_ID)
     assert run.rc == 0, run.output[-5000:]
+    # two rounds decide no row paired: the lab asks for added rounds and is told why none
+    assert "no round added after 0: no row has a finite minimum detectable effect" in run.output, run.output[-5000:]
     run_dir = lab.results_dir / "runs" / RUN_ID
     expected = {"metal", "metal-aa"} | {f"guest-{v}" for v in variants_expected()} \
         | {f"container-{v}" for v in container_variants()}

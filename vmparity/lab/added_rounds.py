@@ -8,7 +8,8 @@ bench role asks `plan_next` for one more round at a time, as Phoronix's dynamic
 run count does: each added round runs, on metal, its A/A pass and the targets
 whose rows are still wide, only the benchrun jobs of the rows whose minimum
 detectable effect (decide/figures.row_mdes, the report's own figure) is above
-the goal, in an order shuffled like any round's. It stops when no row is above
+the goal (memcpy only its sizes from the smallest wide one), in an order
+shuffled like any round's. It stops when no row is above
 the goal, after `most` added rounds, or once the added rounds have taken their
 time budget (checked before each round, so the last may overrun it by one
 round's time). rounds.json records each added round with its jobs and why.
@@ -31,7 +32,7 @@ from pathlib import Path
 from .. import table
 from ..decide.figures import row_mdes
 from ..errors import InputError
-from ..query.names import job_of
+from ..query.names import job_of, param_number, split_name
 from ..results import inputs
 from ..results.targets import is_aa_control, is_lab_metal
 from . import disturbed, rounds
@@ -67,17 +68,36 @@ def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
     order = list(targets)
     random.Random(f"{records[0].get('seed')}:{k}").shuffle(order)
     jobs = sorted({job_of(name) for rows in wide.values() for name, _ in rows})
+    min_size = memcpy_min_size(name for rows in wide.values() for name, _ in rows)
     return {
         "round": k,
         "order": order,
         "only": "^(" + "|".join(re.escape(j) for j in jobs) + ")$",
+        **({"memcpy-min-size": min_size} if min_size else {}),
         "added": {
             "goal-pct": goal_pct,
             "jobs": jobs,
+            **({"memcpy-min-size": min_size} if min_size else {}),
             "rows-above-goal": {t: len(rows) for t, rows in sorted(wide.items())},
             "seconds-before": round(used, 1),
         },
     }
+
+
+def memcpy_min_size(names):
+    """The smallest copy size among these benchmarks' memcpy rows (benchrun
+    --memcpy-min-size: memcpy then measures only its sizes from there on, here
+    the 4-16 MiB copies at a third of the job's time); 0 for every size, or when
+    no memcpy row is among them."""
+    sizes = []
+    for name in names:
+        base, params, _ = split_name(name)
+        if base == "BenchmarkMemcpy":
+            size = param_number(params.get("size"))
+            if size is None or size < 1:
+                return 0
+            sizes.append(int(size))
+    return min(sizes, default=0)
 
 
 def _stop(why, added=(), used=0.0):
@@ -99,14 +119,16 @@ def _host_records(staging_run, host):
 
 
 def _seconds(rec):
-    total = 0.0
+    """A round's time: from its first target's start to its last one's end (the
+    controller's steps between its targets included)."""
+    starts, ends = [], []
     for when in (rec.get("timings") or {}).values():
         try:
-            total += (datetime.datetime.fromisoformat(when["end"])
-                      - datetime.datetime.fromisoformat(when["start"])).total_seconds()
+            starts.append(datetime.datetime.fromisoformat(when["start"]))
+            ends.append(datetime.datetime.fromisoformat(when["end"]))
         except (KeyError, TypeError, ValueError):
             continue
-    return total
+    return (max(ends) - min(starts)).total_seconds() if starts else 0.0
 
 
 def _wide_rows(staging_run, host, records, goal_pct, alpha):

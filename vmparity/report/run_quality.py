@@ -92,8 +92,10 @@ def hygiene(ctx):
     out = []
     for host, rs in rec["hosts"].items():
         seed = rs[0].get("seed") if rs else None
-        out.append(f"**Rounds:** {len(rs)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
+        planned = [r for r in rs if not r.get("added")]
+        out.append(f"**Rounds:** {len(planned)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
                    f"measured the host's targets once, one at a time, in a shuffled order recorded in rounds.json.")
+        out += _added(rs)
         for r in rs:
             h = r.get("hygiene") or {}
             busy = h.get("busy-processes", "none")
@@ -121,6 +123,21 @@ def hygiene(ctx):
     for target, ks in rec.get("missing-rounds", {}).items():
         out.append(f"- ⚠ {md_code(target)}: rounds {md_text(', '.join(map(str, ks)))} did not finish")
     return "\n".join(out + redone) + "\n"
+
+
+def _added(rs):
+    """The bullet on the rounds added for the rows whose minimum detectable effect was wide."""
+    added = [r for r in rs if r.get("added")]
+    if not added:
+        return []
+    first = added[0]["added"]
+    jobs = sorted({j for r in added for j in r["added"].get("jobs", [])})
+    targets = sorted({t for r in added for t in r.get("order", [])})
+    rows = ", ".join(f"{n} of {md_code(t)}" for t, n in first.get("rows-above-goal", {}).items())
+    return [f"- {len(added)} round(s) added after them for the rows whose minimum detectable effect was still above "
+            f"{md_text(first.get('goal-pct'))} % ({rows} at first): only their jobs "
+            f"({', '.join(md_code(j) for j in jobs)}), on {', '.join(md_code(t) for t in targets)} "
+            "(docs/noise.md, *Rounds added for the wide rows*)."]
 
 
 # A re-measure this close to its rounds' median came back clean.

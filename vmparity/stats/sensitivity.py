@@ -127,9 +127,17 @@ def signed_rank_p(d):
     w = float(ranks[d > 0].sum())
     mean = float(ranks.sum()) / 2
     if n <= EXACT_UP_TO:
-        signs = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
-        null = signs @ ranks
-        return float(min(1.0, np.mean(np.abs(null - mean) >= abs(w - mean) - 1e-9)))
+        # W+ over the 2**n sign patterns, counted by sum rather than listed (a row with
+        # rounds added, 16 of them, would list 65536 patterns): midranks are multiples of
+        # 1/2, so twice the ranks are whole numbers
+        twice = np.rint(2 * ranks).astype(int)
+        null = np.zeros(int(twice.sum()) + 1)
+        null[0] = 1
+        for r in twice:
+            null[r:] = null[r:] + null[:-r].copy()
+        sums = np.arange(len(null))
+        extreme = np.abs(sums - 2 * mean) >= abs(2 * w - 2 * mean) - 2e-9
+        return float(min(1.0, null[extreme].sum() / 2 ** n))
     z = max(0.0, abs(w - mean) - 0.5) / math.sqrt(float(np.sum(ranks ** 2)) / 4)
     return float(min(1.0, 2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2))))))
 

@@ -15,14 +15,34 @@ const char *vmp_profile_name(enum vmp_profile p)
 	return names[p];
 }
 
-static void usage(FILE *f, const char *prog, const char *what, int shared)
+/* What a program's command line takes beyond --profile and --self-test. */
+enum { TAKES_SHARE = 1, TAKES_MIN_SIZE = 2 };
+
+static void usage(FILE *f, const char *prog, const char *what, int takes)
 {
-	fprintf(f, "usage: %s --profile smoke|quick|full%s   print one repetition of %s\n"
+	fprintf(f, "usage: %s --profile smoke|quick|full%s%s   print one repetition of %s\n"
 		   "       %s --self-test                  check this program's own logic\n",
-		prog, shared ? " [--share N]" : "", what, prog);
-	if (shared)
+		prog, takes & TAKES_SHARE ? " [--share N]" : "", takes & TAKES_MIN_SIZE ? " [--min-size BYTES]" : "",
+		what, prog);
+	if (takes & TAKES_SHARE)
 		fprintf(f, "  --share N   take 1/N of the profile's time (1-%d): one of N parts of a repetition\n",
 			VMP_MAX_SHARE);
+	if (takes & TAKES_MIN_SIZE)
+		fprintf(f, "  --min-size BYTES   measure only the profile's sizes of at least BYTES\n");
+}
+
+static unsigned long long parse_min_size(const char *prog, const char *val)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long n = val && *val != '-' ? strtoull(val, &end, 10) : 0;
+	if (!val || *val == '-' || errno || end == val || *end || n < 1) {
+		fprintf(stderr, "%s: --min-size needs a whole number of bytes, 1 or more, got '%s'\n", prog,
+			val ? val : "");
+		exit(2);
+	}
+	return n;
 }
 
 static int parse_share(const char *prog, const char *val)
@@ -39,7 +59,7 @@ static int parse_share(const char *prog, const char *val)
 	return (int)n;
 }
 
-static void parse(int argc, char **argv, const char *what, int shared, struct vmp_args *a)
+static void parse(int argc, char **argv, const char *what, int takes, struct vmp_args *a)
 {
 	const char *prog = argv[0];
 	int have_profile = 0;
@@ -50,16 +70,22 @@ static void parse(int argc, char **argv, const char *what, int shared, struct vm
 		const char *arg = argv[i], *val = NULL;
 
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			usage(stdout, prog, what, shared);
+			usage(stdout, prog, what, takes);
 			exit(0);
 		} else if (!strcmp(arg, "--self-test")) {
 			a->self_test = 1;
 			continue;
-		} else if (shared && !strncmp(arg, "--share=", 8)) {
+		} else if (takes & TAKES_SHARE && !strncmp(arg, "--share=", 8)) {
 			a->share = parse_share(prog, arg + 8);
 			continue;
-		} else if (shared && !strcmp(arg, "--share")) {
+		} else if (takes & TAKES_SHARE && !strcmp(arg, "--share")) {
 			a->share = parse_share(prog, i + 1 < argc ? argv[++i] : NULL);
+			continue;
+		} else if (takes & TAKES_MIN_SIZE && !strncmp(arg, "--min-size=", 11)) {
+			a->min_size = parse_min_size(prog, arg + 11);
+			continue;
+		} else if (takes & TAKES_MIN_SIZE && !strcmp(arg, "--min-size")) {
+			a->min_size = parse_min_size(prog, i + 1 < argc ? argv[++i] : NULL);
 			continue;
 		} else if (!strncmp(arg, "--profile=", 10)) {
 			val = arg + 10;
@@ -71,7 +97,7 @@ static void parse(int argc, char **argv, const char *what, int shared, struct vm
 			val = argv[++i];
 		} else {
 			fprintf(stderr, "%s: unknown argument '%s'\n", prog, arg);
-			usage(stderr, prog, what, shared);
+			usage(stderr, prog, what, takes);
 			exit(2);
 		}
 		int found = 0;
@@ -88,7 +114,7 @@ static void parse(int argc, char **argv, const char *what, int shared, struct vm
 	}
 	if (a->self_test == have_profile) {
 		fprintf(stderr, "%s: give exactly one of --self-test or --profile\n", prog);
-		usage(stderr, prog, what, shared);
+		usage(stderr, prog, what, takes);
 		exit(2);
 	}
 }
@@ -100,7 +126,12 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 
 void vmp_parse_args_shared(int argc, char **argv, const char *what, struct vmp_args *a)
 {
-	parse(argc, argv, what, 1, a);
+	parse(argc, argv, what, TAKES_SHARE, a);
+}
+
+void vmp_parse_args_sized(int argc, char **argv, const char *what, struct vmp_args *a)
+{
+	parse(argc, argv, what, TAKES_SHARE | TAKES_MIN_SIZE, a);
 }
 
 void vmp_die(const char *fmt, ...)

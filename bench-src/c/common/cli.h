@@ -12,6 +12,10 @@ struct vmp_args {
 	 * spreads the parts over the repetition and keeps each row's fastest.
 	 * 1 when not given. */
 	int share;
+	/* --min-size BYTES (memcpy): measure only the profile's sizes of at
+	 * least BYTES, so that the lab's rounds added for the wide rows (the
+	 * large copies) do not pay for the small ones again.  0: every size. */
+	unsigned long long min_size;
 };
 
 /* The most parts a repetition may be cut into. */
@@ -23,6 +27,9 @@ void vmp_parse_args(int argc, char **argv, const char *what, struct vmp_args *a)
 
 /* The same for a program that can measure a share of its time (--share N). */
 void vmp_parse_args_shared(int argc, char **argv, const char *what, struct vmp_args *a);
+
+/* The same for a program that also measures sizes (--share N, --min-size BYTES). */
+void vmp_parse_args_sized(int argc, char **argv, const char *what, struct vmp_args *a);
 
 const char *vmp_profile_name(enum vmp_profile p);
 

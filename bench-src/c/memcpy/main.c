@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	struct copy_arena arena;
 	char why[256], key[128], seen[512];
 
-	vmp_parse_args_shared(argc, argv, "glibc memcpy per copy size", &args);
+	vmp_parse_args_sized(argc, argv, "glibc memcpy per copy size", &args);
 	if (args.self_test)
 		return memcpy_self_test("memcpy");
 
@@ -67,6 +67,13 @@ int main(int argc, char **argv)
 	const char *link = getauxval(AT_BASE) ? "dynamic" : "static";
 
 	memcpy_plan_for(args.profile, &plan);
+	if (args.min_size && !memcpy_plan_from(&plan, args.min_size)) {
+		fprintf(stderr, "memcpy: --min-size %llu: the %s profile's largest size is %zu bytes\n",
+			args.min_size, vmp_profile_name(args.profile), plan.sizes[plan.nsizes - 1]);
+		return 2;
+	}
+	if (args.min_size)
+		vmp_config("memcpy-min-size", "%llu (only the sizes of at least this many bytes)", args.min_size);
 	vmp_budget_share(&plan.budget, args.share);
 	double ghz = vmp_tsc_probe(plan.tsc_window_ns, why, sizeof(why));
 	if (ghz > 0) {

@@ -64,3 +64,20 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 	}
 	qsort(plan->sizes, (size_t)plan->nsizes, sizeof(plan->sizes[0]), cmp_size);
 }
+
+int memcpy_plan_from(struct memcpy_plan *plan, unsigned long long min_size)
+{
+	int kept = 0;
+
+	for (int i = 0; i < plan->nsizes; i++)
+		if (plan->sizes[i] >= min_size)
+			kept++;
+	if (kept == 0)
+		return 0;
+	kept = 0;
+	for (int i = 0; i < plan->nsizes; i++)
+		if (plan->sizes[i] >= min_size)
+			plan->sizes[kept++] = plan->sizes[i];
+	plan->nsizes = kept;
+	return kept;
+}

@@ -20,4 +20,8 @@ struct memcpy_plan {
 
 void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan);
 
+/* Keeps the plan's sizes of at least min_size bytes (--min-size); returns how
+ * many are left (0: none, and the plan is unchanged). */
+int memcpy_plan_from(struct memcpy_plan *plan, unsigned long long min_size);
+
 #endif

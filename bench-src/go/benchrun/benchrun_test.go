@@ -514,3 +514,44 @@ func TestRunsInDealsTheJobsThatDoNotShare(t *testing.T) {
 		}
 	}
 }
+
+// --memcpy-min-size reaches the sized programs (memcpy) as --min-size, and
+// no other program; a negative size is refused.
+func TestMemcpyMinSizeReachesOnlyTheSizedPrograms(t *testing.T) {
+	dir := t.TempDir()
+	echo := filepath.Join(dir, "echo-args")
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\necho \"$*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, "--profile", "quick", "--out", "x", "--memcpy-min-size", "4194304")
+	for _, c := range []struct {
+		job  Job
+		want string
+	}{
+		{Job{Name: "memcpy-static/tunable=default", Path: echo, Shares: true, Sized: true}, "--profile quick --share 3 --min-size 4194304\n"},
+		{Job{Name: "clock", Path: echo, Shares: true}, "--profile quick --share 3\n"},
+	} {
+		got, err := runJob(context.Background(), c.job, o.Profile, -1, 3, o.MemcpyMinSize)
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %q (%v), want %q", c.job.Name, got, err, c.want)
+		}
+	}
+	if got, _ := runJob(context.Background(), Job{Name: "memcpy-dynamic/tunable=min", Path: echo, Sized: true}, "quick", -1, 1, 0); got != "--profile quick\n" {
+		t.Errorf("without --memcpy-min-size: got %q", got)
+	}
+	if _, err := ParseArgs([]string{"--profile", "smoke", "--out", "x", "--memcpy-min-size", "-1"}, &bytes.Buffer{}); err == nil {
+		t.Error("--memcpy-min-size -1 accepted")
+	}
+	sized := 0
+	for _, p := range Programs {
+		if p.Sized && !strings.HasPrefix(p.Name, "memcpy-") {
+			t.Errorf("%s takes --min-size: only memcpy measures sizes", p.Name)
+		}
+		if p.Sized {
+			sized++
+		}
+	}
+	if sized != 2 {
+		t.Errorf("%d sized programs, want memcpy-static and memcpy-dynamic", sized)
+	}
+}

@@ -22,13 +22,17 @@ type Program struct {
 	// first value is a time, lower better, so that --parts can keep each
 	// row's fastest part.
 	Shares bool
+	// Sized: the program measures copy sizes and takes --min-size BYTES
+	// (benchrun --memcpy-min-size), so that the lab's rounds added for the
+	// large copies do not run the small ones again.
+	Sized bool
 }
 
 // Programs in run order. The optional ones run when their binaries are
 // present (a build without them still gives the core suite).
 var Programs = []Program{
-	{Name: "memcpy-static", Core: true, Tunables: true, Shares: true},
-	{Name: "memcpy-dynamic", Core: true, Tunables: true, Shares: true},
+	{Name: "memcpy-static", Core: true, Tunables: true, Shares: true, Sized: true},
+	{Name: "memcpy-dynamic", Core: true, Tunables: true, Shares: true, Sized: true},
 	{Name: "clock", Core: true, Shares: true},
 	{Name: "snowflake", Core: true, Parallel: true},
 	{Name: "storefwd", Shares: true},
@@ -118,6 +122,8 @@ type Job struct {
 	Parallel bool
 	// Shares: the program's Shares; --parts runs it once per part
 	Shares bool
+	// Sized: the program's Sized; --memcpy-min-size reaches it as --min-size
+	Sized bool
 }
 
 // Env is the child's environment: ours, with GLIBC_TUNABLES and the variant
@@ -158,10 +164,10 @@ func PlanJobs(dir string, variants []Variant, only func(string) bool, note func(
 					note(fmt.Sprintf("skipping %s: %s", name, v.Skip))
 					continue
 				}
-				names = append(names, Job{Name: name, Path: path, Variant: v, Shares: p.Shares})
+				names = append(names, Job{Name: name, Path: path, Variant: v, Shares: p.Shares, Sized: p.Sized})
 			}
 		} else if only(p.Name) {
-			names = append(names, Job{Name: p.Name, Path: path, Parallel: p.Parallel, Shares: p.Shares})
+			names = append(names, Job{Name: p.Name, Path: path, Parallel: p.Parallel, Shares: p.Shares, Sized: p.Sized})
 		}
 		if len(names) == 0 {
 			continue

@@ -47,10 +47,13 @@ type Options struct {
 	// Parts: each repetition in this many parts (--parts); the programs that
 	// take --share run once per part with 1/Parts of their time, the parts
 	// spread over the repetition, and each row's fastest part counts.
-	Parts    int
-	Only     *regexp.Regexp
-	BenchDir string
-	Meta     [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
+	Parts int
+	// MemcpyMinSize: memcpy measures only its sizes of at least this many
+	// bytes (--memcpy-min-size; 0: every size).
+	MemcpyMinSize int64
+	Only          *regexp.Regexp
+	BenchDir      string
+	Meta          [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
 }
 
 // metaFlag collects repeated --meta KEY=VALUE.
@@ -68,7 +71,7 @@ func (m metaFlag) Set(s string) error {
 
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--memcpy-min-size BYTES] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -86,6 +89,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
 	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): %s run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts, SharingPrograms()))
+	fs.Int64Var(&o.MemcpyMinSize, "memcpy-min-size", 0, "memcpy measures only its sizes of at least this many bytes (0: every size)")
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
 	fs.Var(metaFlag{&o}, "meta", "KEY=VALUE header line to record (repeatable), e.g. commit=abc123")
@@ -111,6 +115,9 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	}
 	if o.Parts < 1 || o.Parts > MaxParts {
 		return o, fmt.Errorf("--parts %d: expected a whole number of parts from 1 to %d", o.Parts, MaxParts)
+	}
+	if o.MemcpyMinSize < 0 {
+		return o, fmt.Errorf("--memcpy-min-size %d: expected a number of bytes (0 or more; 0: every size)", o.MemcpyMinSize)
 	}
 	if set["pin"] && o.Pin < 0 {
 		return o, fmt.Errorf("--pin %d: expected a CPU number (0 or more); leave --pin out to run unpinned", o.Pin)

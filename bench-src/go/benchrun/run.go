@@ -178,7 +178,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 					partLabel(part, partsOf(j, o.Parts)))
 				var out string
 				err := byJob.measure(j.Name, func() (err error) {
-					out, err = runJob(ctx, j, o.Profile, serialCPU, partsOf(j, o.Parts))
+					out, err = runJob(ctx, j, o.Profile, serialCPU, partsOf(j, o.Parts), o.MemcpyMinSize)
 					return err
 				})
 				if err != nil {
@@ -249,11 +249,15 @@ func partLabel(part, parts int) string {
 
 // runJob runs one repetition (or, share > 1, one part of it) of one program
 // and returns its stdout; with pin >= 0 a serial program runs on that CPU
-// (--pin-serial).
-func runJob(ctx context.Context, j Job, profile string, pin int, share int) (string, error) {
+// (--pin-serial); minSize > 0 limits a sized program to its sizes of at
+// least that many bytes.
+func runJob(ctx context.Context, j Job, profile string, pin int, share int, minSize int64) (string, error) {
 	args := []string{"--profile", profile}
 	if share > 1 {
 		args = append(args, "--share", strconv.Itoa(share))
+	}
+	if j.Sized && minSize > 0 {
+		args = append(args, "--min-size", strconv.FormatInt(minSize, 10))
 	}
 	cmd := exec.CommandContext(ctx, j.Path, args...)
 	cmd.Env = j.Env(os.Environ())
