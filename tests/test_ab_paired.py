@@ -108,6 +108,10 @@ def test_signed_rank_power_matches_its_exact_p_values():
     signs = (np.arange(2 ** 7)[:, None] >> np.arange(7)) & 1
     r = np.array([1.5, 1.5, 3.5, 3.5, 5, 6, 7])
     assert math.isclose(sensitivity.signed_rank_p(tied), np.mean(np.abs(signs @ r - 14) >= abs(r.sum() - 3.5 - 14)))
+    # sixteen rounds (ten planned, six added): counted by sum, as exact as listing the 65536 patterns
+    sixteen = rng.normal(0.5, 1.0, (20, 16))
+    assert np.allclose([sensitivity.signed_rank_p(x) for x in sixteen],
+                       [st.wilcoxon(x, method="exact").pvalue for x in sixteen])
     big = rng.normal(0.3, 1.0, 40)
     assert abs(sensitivity.signed_rank_p(big) - st.wilcoxon(big, method="approx", correction=True).pvalue) < 0.01
     assert sensitivity.w_power_at(5, 0.05, 10.0) == 0.0  # 2 / 2**5 > 0.05

@@ -36,8 +36,8 @@ def load(run_dir):
 
 def rounds_of(record, target, name=None):
     """The rounds whose values target's merged file holds, in file order (None when the
-    record says nothing of the target); with a benchmark's name, only the added rounds
-    that measured it (without, every round planned)."""
+    record says nothing of the target); with a benchmark's name, those that measured it
+    (every planned round did; an added round, the benchmarks it lists)."""
     planned = {rec["round"] for recs in record.get("hosts", {}).values() for rec in recs
                if target in rec.get("order", ()) and (name is None or in_round(rec, name))}
     if not planned:
@@ -51,7 +51,7 @@ def per_round(rf, record):
         return {}
     out = {}
     for name, b in rf.benchmarks.items():
-        ks = rounds_of(record, rf.target, name)
+        ks = rounds_of(record, rf.target, name) or ()
         for unit, values in zip(b.units, b.values):
             if len(values) == len(ks):
                 out[(name, unit)] = dict(zip(ks, (float(v) for v in values)))
@@ -63,8 +63,3 @@ def in_round(round_rec, name):
     planned did; a round added for the wide rows only the benchmarks it lists."""
     added = round_rec.get("added")
     return not added or name in added.get("benchmarks", ())
-
-
-def added_rounds(record):
-    """{host: [round records]} of the rounds added after the planned ones."""
-    return {host: [r for r in recs if r.get("added")] for host, recs in record.get("hosts", {}).items()}
