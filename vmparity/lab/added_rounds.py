@@ -21,7 +21,6 @@ are 10x. An A/B run gets none: its rows are decided HEAD against BASE.
 """
 
 import datetime
-import json
 import math
 import random
 import re
@@ -33,11 +32,9 @@ from .. import table
 from ..decide.figures import row_mdes
 from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
-from ..results import inputs
-from ..results.targets import is_aa_control, is_lab_metal
+from ..results import inputs, jsonfile, round_record
+from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
 from . import disturbed, rounds
-
-TCG_GUEST = "tcg-guest"
 
 
 def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
@@ -105,17 +102,8 @@ def _stop(why, added=(), used=0.0):
 
 
 def _host_records(staging_run, host):
-    out = []
-    rounds_dir = staging_run / "rounds"
-    for d in sorted((p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)) \
-            if rounds_dir.is_dir() else []:
-        f = d / f"host-{host}.json"
-        if f.is_file():
-            try:
-                out.append(json.loads(f.read_text(encoding="utf-8")))
-            except (OSError, ValueError) as e:
-                raise InputError(f, f"expected the bench role's JSON record of a round: {e}") from None
-    return out
+    return [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
+            for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
 
 
 def _seconds(rec):

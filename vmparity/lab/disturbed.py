@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..results import round_record
 from ..results.spec import core_clock_units, known_units, speed_units
 from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
 from ..query.names import job_of
@@ -179,13 +180,12 @@ def plan(staging_run, host, limit, again=False):
     place, is planned once more, at most `limit` of them. The plan keeps both passes
     (`pass`: 2 on the second) and returns only the new entries."""
     staging_run = Path(staging_run)
-    rounds_dir = staging_run / "rounds"
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
     finished = [f for f in before if _measured(staging_run / f["file"])]
     done = replacements(staging_run)[0] if again else {}  # the re-measures in place, as the merge puts them
     by_target, emulated = {}, set()
-    for d in sorted(p for p in rounds_dir.iterdir() if p.is_dir() and p.name.isdigit()) if rounds_dir.is_dir() else []:
+    for d in round_record.round_dirs(staging_run):
         rec = d / f"host-{host}.json"
         if not rec.is_file():
             continue

@@ -237,9 +237,8 @@ def merge(staging_run):
     rounds_dir = staging_run / "rounds"
     if not rounds_dir.is_dir():
         raise InputError(rounds_dir, "no rounds directory: expected rounds/<k>/<target>.txt from the bench role")
-    round_dirs = sorted((d for d in rounds_dir.iterdir() if d.is_dir() and d.name.isdigit()), key=lambda d: int(d.name))
     hosts, timings, files = {}, {}, {}
-    for d in round_dirs:
+    for d in round_record.round_dirs(staging_run):
         k = int(d.name)
         for h in sorted(d.glob("host-*.json")):
             rec = _json(h)

@@ -63,3 +63,10 @@ def in_round(round_rec, name):
     planned did; a round added for the wide rows only the benchmarks it lists."""
     added = round_rec.get("added")
     return not added or name in added.get("benchmarks", ())
+
+
+def round_dirs(staging_run):
+    """The rounds/<k>/ directories of a lab's staging run (lab/rounds.py), in round order."""
+    d = Path(staging_run) / "rounds"
+    return sorted((p for p in d.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)) \
+        if d.is_dir() else []

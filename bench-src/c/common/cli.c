@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,11 +34,13 @@ static void usage(FILE *f, const char *prog, const char *what, int takes)
 
 static unsigned long long parse_min_size(const char *prog, const char *val)
 {
-	char *end;
+	char *end = NULL;
+	unsigned long long n = 0;
 
 	errno = 0;
-	unsigned long long n = val && *val != '-' ? strtoull(val, &end, 10) : 0;
-	if (!val || *val == '-' || errno || end == val || *end || n < 1) {
+	if (val && isdigit((unsigned char)*val)) /* strtoull would take "-5" as a huge number */
+		n = strtoull(val, &end, 10);
+	if (n < 1 || errno || *end) {
 		fprintf(stderr, "%s: --min-size needs a whole number of bytes, 1 or more, got '%s'\n", prog,
 			val ? val : "");
 		exit(2);

@@ -1,6 +1,7 @@
 #include "sizes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define KiB ((size_t)1024)
 #define MiB (1024 * KiB)
@@ -67,17 +68,14 @@ void memcpy_plan_for(enum vmp_profile p, struct memcpy_plan *plan)
 
 int memcpy_plan_from(struct memcpy_plan *plan, unsigned long long min_size)
 {
-	int kept = 0;
+	int first = 0;
 
-	for (int i = 0; i < plan->nsizes; i++)
-		if (plan->sizes[i] >= min_size)
-			kept++;
-	if (kept == 0)
+	/* the sizes are ascending: keep the tail from the first one large enough */
+	while (first < plan->nsizes && plan->sizes[first] < min_size)
+		first++;
+	if (first == plan->nsizes)
 		return 0;
-	kept = 0;
-	for (int i = 0; i < plan->nsizes; i++)
-		if (plan->sizes[i] >= min_size)
-			plan->sizes[kept++] = plan->sizes[i];
-	plan->nsizes = kept;
-	return kept;
+	memmove(plan->sizes, plan->sizes + first, (size_t)(plan->nsizes - first) * sizeof(plan->sizes[0]));
+	plan->nsizes -= first;
+	return plan->nsizes;
 }
