@@ -19,8 +19,8 @@ TARGETS = ("metal", "metal-aa", "container-nolimit")
 CLOCK = "clock"
 
 
-def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005):
-    """A staging run of TARGETS; scale: {(target, round or None for every round): (job, factor)},
+def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005, kinds=None):
+    """A staging run of TARGETS (kinds: {target: target-kind}, metal's by default); scale: {(target, round or None for every round): (job, factor)},
     job a job's name (all its rows) or a predicate on a benchmark's name (those rows)."""
     staging = tmp_path / "run"
     plan = rounds.schedule(list(TARGETS), n_rounds, seed=5)
@@ -30,7 +30,8 @@ def _stage(tmp_path, n_rounds=6, scale=None, noise=0.005):
         (d / "host-localhost.json").write_text(json.dumps(
             {"host": "localhost", "round": k, "seed": 5, "order": order, "hygiene": {}, "timings": {}}))
         for t in order:
-            path = resultgen.target_file(d, dict(resultgen.METAL, target=t, count="1"), seed=100 * k + len(t),
+            kind = {"target-kind": (kinds or {}).get(t, "metal")}
+            path = resultgen.target_file(d, dict(resultgen.METAL, target=t, count="1", **kind), seed=100 * k + len(t),
                                          count=1, noise=noise)
             for (target, at), (job, factor) in (scale or {}).items():
                 if target == t and at in (None, k):
@@ -50,6 +51,14 @@ def test_a_round_with_every_row_of_a_job_70_percent_slower_is_flagged(tmp_path):
     assert f["shift-pct"] == pytest.approx(70, abs=3) and f["only"] == "^clock$"
     assert (staging / f["file"]).parent == staging / "remeasured" / "localhost"
     assert json.loads((staging / "remeasured" / "localhost" / "plan.json").read_text()) == rec
+
+
+def test_a_kind_skipped_is_planned_for_no_remeasure_and_the_others_still_are(tmp_path):
+    staging = _stage(tmp_path, kinds={"container-nolimit": "tcg-guest"},
+                     scale={("metal-aa", 2): (CLOCK, 1.7), ("container-nolimit", 3): (CLOCK, 1.7)})
+    flagged = lambda rec: [(f["target"], f["round"]) for f in rec["remeasure"]]
+    assert flagged(disturbed.plan(staging, "localhost", limit=8)) == [("metal-aa", 2), ("container-nolimit", 3)]
+    assert flagged(disturbed.plan(staging, "localhost", limit=8, skip_kinds=("tcg-guest",))) == [("metal-aa", 2)]
 
 
 def test_a_real_10_percent_difference_in_every_round_is_not_flagged(tmp_path):

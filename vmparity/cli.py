@@ -17,6 +17,7 @@ from . import __version__
 from .errors import InputError
 from .options import at_least, effects, percent, port, probability, results_dir
 from .render.escape import terminal, terminal_lines
+from .results.targets import KINDS
 
 
 CLOSED_PIPE = 141  # 128 + SIGPIPE
@@ -134,6 +135,9 @@ def _parser():
     m.add_argument("--again", action="store_true",
                    help="a second pass after the first plan's re-measures: plan once more each repetition whose "
                         "re-measure is still disturbed (prints only those, at most --max)")
+    m.add_argument("--skip-kind", action="append", default=[], choices=KINDS, metavar="KIND",
+                   help="re-measure no target of this kind (repeatable; the lab skips tcg-guest: an emulator's rows "
+                        "differ from metal's far beyond any spell)")
     m = lab.add_parser("added-round", help="plan the next round added for one host's rows whose minimum detectable effect "
                        "is still above the goal (prints it as JSON, `round` null when none is to be added)")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")

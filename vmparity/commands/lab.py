@@ -19,7 +19,7 @@ def run(a, out, err):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
         return 0
     if a.lab_command == "disturbed":
-        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max, again=a.again)) + "\n")
+        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max, again=a.again, skip_kinds=a.skip_kind)) + "\n")
         return 0
     if a.lab_command == "added-round":
         out.write(json.dumps(added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds)) + "\n")

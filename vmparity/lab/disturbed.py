@@ -169,7 +169,7 @@ def only_regex(job):
 PLAN_DIR = "remeasured"
 
 
-def plan(staging_run, host, limit, again=False):
+def plan(staging_run, host, limit, again=False, skip_kinds=()):
     """Find the disturbed repetitions of `host`'s targets in a staging run and write
     remeasured/<host>/plan.json: each with the file its re-measure goes to and
     benchrun's --only for it. Returns the plan.
@@ -178,7 +178,11 @@ def plan(staging_run, host, limit, again=False):
     rounds (metal's memcpy re-measured right after them came back 29 % slow, as in its
     round): each repetition whose re-measure is still disturbed, with the re-measures in
     place, is planned once more, at most `limit` of them. The plan keeps both passes
-    (`pass`: 2 on the second) and returns only the new entries."""
+    (`pass`: 2 on the second) and returns only the new entries.
+
+    skip_kinds: target kinds planned for no re-measure (the lab's TCG guests: an
+    emulator's rows differ from metal's ten times beyond any spell, so a re-measure
+    moves no verdict and costs a TCG guest's start-up again)."""
     staging_run = Path(staging_run)
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
@@ -195,8 +199,11 @@ def plan(staging_run, host, limit, again=False):
                 text = f.read_text(encoding="utf-8")
                 for job, new in done.get((target, int(d.name)), []):
                     text = replace_job(text, job, new)
+                kind = _target_kind(f)
+                if kind in skip_kinds:
+                    continue
                 by_target.setdefault(target, {})[int(d.name)] = _values_of_text(text)
-                if _target_kind(f) == TCG_GUEST:
+                if kind == TCG_GUEST:
                     emulated.add(target)
     flagged, thresholds = find(by_target, None if again else limit, emulated)
     if again:

@@ -48,6 +48,11 @@ type Options struct {
 	// take --share run once per part with 1/Parts of their time, the parts
 	// spread over the repetition, and each row's fastest part counts.
 	Parts int
+	// Share: the programs that take --share run with 1/Share of their
+	// profile's time in each repetition (--share; with --parts, 1/(Share×Parts)
+	// per part): the lab spends its time on more rounds instead, since a
+	// host's slow spells, not a repetition's length, set its rows' spread.
+	Share int
 	// MemcpyMinSize: memcpy measures only its sizes of at least this many
 	// bytes (--memcpy-min-size; 0: every size).
 	MemcpyMinSize int64
@@ -71,7 +76,7 @@ func (m metaFlag) Set(s string) error {
 
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--memcpy-min-size BYTES] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--share N] [--memcpy-min-size BYTES] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -89,6 +94,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
 	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): %s run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts, SharingPrograms()))
+	fs.IntVar(&o.Share, "share", 1, fmt.Sprintf("give %s 1/N of their profile's time in each repetition (1-%d; with --parts, N times parts at most %d)", SharingPrograms(), MaxParts, MaxParts))
 	fs.Int64Var(&o.MemcpyMinSize, "memcpy-min-size", 0, "memcpy measures only its sizes of at least this many bytes (0: every size)")
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
@@ -115,6 +121,10 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	}
 	if o.Parts < 1 || o.Parts > MaxParts {
 		return o, fmt.Errorf("--parts %d: expected a whole number of parts from 1 to %d", o.Parts, MaxParts)
+	}
+	if o.Share < 1 || o.Share*o.Parts > MaxParts {
+		return o, fmt.Errorf("--share %d: expected a whole number from 1 to %d, times --parts %d at most %d (the programs' own --share range)",
+			o.Share, MaxParts, o.Parts, MaxParts)
 	}
 	if o.MemcpyMinSize < 0 {
 		return o, fmt.Errorf("--memcpy-min-size %d: expected a number of bytes (0 or more; 0: every size)", o.MemcpyMinSize)

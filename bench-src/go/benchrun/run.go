@@ -153,7 +153,10 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 
 	if o.Parts > 1 {
 		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: %s ran once per part with 1/%d of their time, "+
-			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts))
+			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts*o.Share))
+	}
+	if o.Share > 1 {
+		h.SetFixed("share", fmt.Sprintf("%d (%s ran with 1/%d of their profile's time in each repetition)", o.Share, SharingPrograms(), o.Share))
 	}
 
 	var body []string
@@ -178,7 +181,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 					partLabel(part, partsOf(j, o.Parts)))
 				var out string
 				err := byJob.measure(j.Name, func() (err error) {
-					out, err = runJob(ctx, j, o.Profile, serialCPU, partsOf(j, o.Parts), o.MemcpyMinSize)
+					out, err = runJob(ctx, j, o.Profile, serialCPU, shareOf(j, o.Parts, o.Share), o.MemcpyMinSize)
 					return err
 				})
 				if err != nil {
@@ -220,6 +223,15 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 func partsOf(j Job, parts int) int {
 	if j.Shares {
 		return parts
+	}
+	return 1
+}
+
+// shareOf is the --share job j runs with: 1/(parts×share) of its profile's
+// time in each part if it takes --share, else its whole time.
+func shareOf(j Job, parts, share int) int {
+	if j.Shares {
+		return parts * share
 	}
 	return 1
 }
