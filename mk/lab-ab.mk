@@ -30,7 +30,7 @@ lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the workin
 	parts=""; base_help=$$("$$ab_bench/benchrun" --help 2>&1 || true); \
 	case "$$base_help" in *-parts*) ;; *) parts="-e bench_parts=1"; \
 	  echo "lab-ab: BASE's benchrun has no --parts (before 2026-11-27): both sides run their repetitions in one piece";; esac; \
-	case "$$base_help" in *-share*) ;; *) parts="$$parts -e bench_share=1"; \
+	case "$$base_help" in *-share*) ;; *) parts="$$parts -e '{\"bench_share\":{}}'"; \
 	  echo "lab-ab: BASE's benchrun has no --share (an older build): both sides run the profile's whole time";; esac; \
 	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-ab-$(PROFILE); \
 	$(MAKE) --no-print-directory lab-up LAB_RUN_ID=$$run_id \

@@ -556,47 +556,60 @@ func TestMemcpyMinSizeReachesOnlyTheSizedPrograms(t *testing.T) {
 	}
 }
 
-// --share N: the programs that take --share run with 1/N of their time in
-// each repetition, and with --parts each part with 1/(N×parts); the others
-// keep their whole time; the header says so; a share the programs cannot
-// take is refused.
+// --share N | PROG=N: the programs that take --share run with 1/N of their
+// time in each repetition (all of them, or PROG), and with --parts each part
+// with 1/(N×parts); the others keep their whole time; the header names each
+// share; a share the programs cannot take, or a program that takes none, is
+// refused.
 func TestShareCutsTheTimeOfTheSharingPrograms(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
 	clock := "#!/bin/sh\necho \"clock $*\" >> " + log + "\necho 'BenchmarkClock/clock=monotonic/path=vdso 100 7.0 ns/op'\n"
 	snowflake := "#!/bin/sh\necho \"snowflake $*\" >> " + log + "\necho 'BenchmarkSnowflake/impl=atomic/procs=1-1 1 244.0 ns/op'\n"
-	for name, body := range map[string]string{"clock": clock, "snowflake": snowflake} {
+	fence := "#!/bin/sh\necho \"fence $*\" >> " + log + "\necho 'BenchmarkFence/work=div/barrier=none 100 8.7 ns/iter'\n"
+	for name, body := range map[string]string{"clock": clock, "snowflake": snowflake, "fence": fence} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, c := range []struct {
-		args  []string
-		calls string
+		args          []string
+		calls, header string
 	}{
-		{[]string{"--share", "2"}, "clock --profile quick --share 2\nsnowflake --profile quick\n"},
-		{[]string{"--share", "2", "--parts", "2"}, "clock --profile quick --share 4\nsnowflake --profile quick\nclock --profile quick --share 4\n"},
+		{[]string{"--share", "2"}, "clock --profile quick --share 2\nsnowflake --profile quick\nfence --profile quick --share 2\n",
+			"memcpy=2, clock=2, storefwd=2, fence=2, align=2 (each of these ran with 1/N of its profile's time in each repetition)"},
+		{[]string{"--share", "2", "--share", "fence=1", "--parts", "2"},
+			"clock --profile quick --share 4\nsnowflake --profile quick\nfence --profile quick --share 2\n" +
+				"clock --profile quick --share 4\nfence --profile quick --share 2\n",
+			"memcpy=2, clock=2, storefwd=2, align=2 (each of these ran with 1/N of its profile's time in each repetition; fence with the whole of it)"},
+		{[]string{"--share", "clock=3"}, "clock --profile quick --share 3\nsnowflake --profile quick\nfence --profile quick\n",
+			"clock=3 (each of these ran with 1/N of its profile's time in each repetition; memcpy, storefwd, fence and align with the whole of it)"},
 	} {
 		os.Remove(log)
 		out := filepath.Join(t.TempDir(), "share.txt")
-		o := mustParse(t, append([]string{"--profile", "quick", "--count", "1", "--out", out, "--only", "^(clock|snowflake)$", "--bench-dir", dir}, c.args...)...)
+		o := mustParse(t, append([]string{"--profile", "quick", "--count", "1", "--out", out, "--only", "^(clock|snowflake|fence)$", "--bench-dir", dir}, c.args...)...)
 		if err := Run(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
 		if calls, _ := os.ReadFile(log); string(calls) != c.calls {
 			t.Errorf("%v: calls\n%s\nwant\n%s", c.args, calls, c.calls)
 		}
-		b, _ := os.ReadFile(out)
-		if !strings.Contains(string(b), "\nshare: 2 (memcpy, clock, storefwd, fence and align ran with 1/2 of their profile's time in each repetition)\n") {
-			t.Errorf("%v: no share header in\n%s", c.args, b)
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "\nshare: "+c.header+"\n") {
+			t.Errorf("%v: no share header %q in\n%s", c.args, c.header, b)
 		}
 	}
-	for _, bad := range [][]string{{"--share", "0"}, {"--share", "17"}, {"--share", "9", "--parts", "2"}, {"--share", "x"}} {
+	for _, bad := range [][]string{{"--share", "0"}, {"--share", "17"}, {"--share", "9", "--parts", "2"}, {"--share", "x"},
+		{"--share", "snowflake=2"}, {"--share", "bogus=2"}, {"--share", "fence=0"}} {
 		if _, err := ParseArgs(append([]string{"--profile", "smoke", "--out", "x"}, bad...), &bytes.Buffer{}); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	if o := mustParse(t, "--profile", "smoke", "--out", "x"); o.Share != 1 {
-		t.Errorf("default share %d, want 1", o.Share)
+	out := filepath.Join(t.TempDir(), "whole.txt")
+	o := mustParse(t, "--profile", "quick", "--count", "1", "--out", out, "--only", "^clock$", "--bench-dir", dir)
+	if err := Run(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); strings.Contains(string(b), "\nshare:") || o.ShareOf("clock") != 1 {
+		t.Errorf("without --share every program has its whole time and no share header:\n%s", b)
 	}
 }

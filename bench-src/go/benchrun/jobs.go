@@ -40,17 +40,35 @@ var Programs = []Program{
 	{Name: "align", Shares: true},
 }
 
-// SharingPrograms names the programs that take --share, for the help text
-// and the header, as a list in words ("memcpy, clock and fence"; the two
-// memcpy programs under one name).
-func SharingPrograms() string {
+// SharingNames are the programs that take --share, the two memcpy programs
+// under one name ("memcpy"), in run order: the names benchrun's --share
+// PROG=N takes.
+func SharingNames() []string {
 	var names []string
 	for _, p := range Programs {
-		name, _, _ := strings.Cut(p.Name, "-")
-		if p.Shares && !slices.Contains(names, name) {
+		if name := ProgramName(p.Name); p.Shares && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
+	return names
+}
+
+// ProgramName is a program's or job's name before its first '-' or '/'
+// ("memcpy" of memcpy-static/tunable=min).
+func ProgramName(name string) string {
+	name, _, _ = strings.Cut(name, "/")
+	name, _, _ = strings.Cut(name, "-")
+	return name
+}
+
+// SharingPrograms names the programs that take --share, for the help text
+// and the header, as a list in words ("memcpy, clock and fence").
+func SharingPrograms() string {
+	return InWords(SharingNames())
+}
+
+// InWords is "a, b and c".
+func InWords(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}

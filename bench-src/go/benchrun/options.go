@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -48,17 +50,54 @@ type Options struct {
 	// take --share run once per part with 1/Parts of their time, the parts
 	// spread over the repetition, and each row's fastest part counts.
 	Parts int
-	// Share: the programs that take --share run with 1/Share of their
-	// profile's time in each repetition (--share; with --parts, 1/(Share×Parts)
-	// per part): the lab spends its time on more rounds instead, since a
-	// host's slow spells, not a repetition's length, set its rows' spread.
-	Share int
+	// Share: per program that takes --share (SharingNames), run it with 1/N
+	// of its profile's time in each repetition (--share N for every one,
+	// --share PROG=N for one; with --parts, 1/(N×Parts) per part); a program
+	// absent keeps its whole time. The lab spends the time on more rounds
+	// instead, since a host's slow spells, not a repetition's length, set
+	// most rows' spread.
+	Share map[string]int
 	// MemcpyMinSize: memcpy measures only its sizes of at least this many
 	// bytes (--memcpy-min-size; 0: every size).
 	MemcpyMinSize int64
 	Only          *regexp.Regexp
 	BenchDir      string
 	Meta          [][2]string // --meta KEY=VALUE: header lines the caller knows (the lab's commit, branch)
+}
+
+// shareFlag collects repeated --share N | PROG=N.
+type shareFlag struct{ o *Options }
+
+func (f shareFlag) String() string { return "" }
+func (f shareFlag) Set(s string) error {
+	prog, value, one := strings.Cut(s, "=")
+	if !one {
+		value = s
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 1 || n > MaxParts {
+		return fmt.Errorf("expected N or PROG=N with N a whole number from 1 to %d", MaxParts)
+	}
+	if one && !slices.Contains(SharingNames(), prog) {
+		return fmt.Errorf("%q takes no --share; expected one of %s", prog, strings.Join(SharingNames(), ", "))
+	}
+	if f.o.Share == nil {
+		f.o.Share = map[string]int{}
+	}
+	for _, name := range SharingNames() {
+		if !one || name == prog {
+			f.o.Share[name] = n
+		}
+	}
+	return nil
+}
+
+// ShareOf is the share of a program or job (1: its whole time).
+func (o Options) ShareOf(name string) int {
+	if n := o.Share[ProgramName(name)]; n > 1 {
+		return n
+	}
+	return 1
 }
 
 // metaFlag collects repeated --meta KEY=VALUE.
@@ -76,7 +115,7 @@ func (m metaFlag) Set(s string) error {
 
 var metaKey = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--share N] [--memcpy-min-size BYTES] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
+const usage = "usage: benchrun --profile smoke|quick|full --out FILE|- [--force] [--pin CPU | --pin-serial CPU|last | --widen] [--target NAME] [--run-id ID] [--count N] [--parts N] [--share N|PROG=N]... [--memcpy-min-size BYTES] [--only REGEX] [--bench-dir DIR] [--meta KEY=VALUE]..."
 
 // ParseArgs validates the command line; errors say which flag and why.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
@@ -94,7 +133,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.RunID, "run-id", "", "run id for the header (default: UTC time + random suffix)")
 	fs.IntVar(&o.Count, "count", 0, "repetitions (default: smoke 1, quick 6, full 10)")
 	fs.IntVar(&o.Parts, "parts", 1, fmt.Sprintf("cut each repetition into this many parts (1-%d): %s run once per part with 1/N of their time, the parts spread over the repetition, and each row's fastest part counts", MaxParts, SharingPrograms()))
-	fs.IntVar(&o.Share, "share", 1, fmt.Sprintf("give %s 1/N of their profile's time in each repetition (1-%d; with --parts, N times parts at most %d)", SharingPrograms(), MaxParts, MaxParts))
+	fs.Var(shareFlag{&o}, "share", fmt.Sprintf("N or PROG=N (repeatable): give %s (N), or PROG of them, 1/N of its profile's time in each repetition (1-%d; with --parts, N times parts at most %d)", SharingPrograms(), MaxParts, MaxParts))
 	fs.Int64Var(&o.MemcpyMinSize, "memcpy-min-size", 0, "memcpy measures only its sizes of at least this many bytes (0: every size)")
 	only := fs.String("only", "", "run only the jobs whose name matches this regular expression")
 	fs.StringVar(&o.BenchDir, "bench-dir", "", "directory with the benchmark binaries (default: benchrun's own)")
@@ -122,9 +161,10 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Parts < 1 || o.Parts > MaxParts {
 		return o, fmt.Errorf("--parts %d: expected a whole number of parts from 1 to %d", o.Parts, MaxParts)
 	}
-	if o.Share < 1 || o.Share*o.Parts > MaxParts {
-		return o, fmt.Errorf("--share %d: expected a whole number from 1 to %d, times --parts %d at most %d (the programs' own --share range)",
-			o.Share, MaxParts, o.Parts, MaxParts)
+	for _, name := range SharingNames() {
+		if n := o.ShareOf(name); n*o.Parts > MaxParts {
+			return o, fmt.Errorf("--share %s=%d: times --parts %d it is above %d (the programs' own --share range)", name, n, o.Parts, MaxParts)
+		}
 	}
 	if o.MemcpyMinSize < 0 {
 		return o, fmt.Errorf("--memcpy-min-size %d: expected a number of bytes (0 or more; 0: every size)", o.MemcpyMinSize)

@@ -152,11 +152,11 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	byJob := newJobThrottle(envprobe.ReadThrottle)
 
 	if o.Parts > 1 {
-		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: %s ran once per part with 1/%d of their time, "+
-			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts*o.Share))
+		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: %s ran once per part with 1/%d of their repetition's time, "+
+			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts))
 	}
-	if o.Share > 1 {
-		h.SetFixed("share", fmt.Sprintf("%d (%s ran with 1/%d of their profile's time in each repetition)", o.Share, SharingPrograms(), o.Share))
+	if shares := sharesInWords(o); shares != "" {
+		h.SetFixed("share", shares)
 	}
 
 	var body []string
@@ -181,7 +181,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 					partLabel(part, partsOf(j, o.Parts)))
 				var out string
 				err := byJob.measure(j.Name, func() (err error) {
-					out, err = runJob(ctx, j, o.Profile, serialCPU, shareOf(j, o.Parts, o.Share), o.MemcpyMinSize)
+					out, err = runJob(ctx, j, o.Profile, serialCPU, shareOf(j, o), o.MemcpyMinSize)
 					return err
 				})
 				if err != nil {
@@ -229,11 +229,32 @@ func partsOf(j Job, parts int) int {
 
 // shareOf is the --share job j runs with: 1/(parts×share) of its profile's
 // time in each part if it takes --share, else its whole time.
-func shareOf(j Job, parts, share int) int {
+func shareOf(j Job, o Options) int {
 	if j.Shares {
-		return parts * share
+		return o.Parts * o.ShareOf(j.Name)
 	}
 	return 1
+}
+
+// sharesInWords is the header line share: "memcpy=2, clock=2 (…)", or "" when
+// every program has its whole time.
+func sharesInWords(o Options) string {
+	var set, whole []string
+	for _, name := range SharingNames() {
+		if n := o.ShareOf(name); n > 1 {
+			set = append(set, fmt.Sprintf("%s=%d", name, n))
+		} else {
+			whole = append(whole, name)
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	line := strings.Join(set, ", ") + " (each of these ran with 1/N of its profile's time in each repetition"
+	if len(whole) > 0 {
+		line += "; " + InWords(whole) + " with the whole of it"
+	}
+	return line + ")"
 }
 
 // runsIn says whether jobs[i] runs in this part: a job that takes --share in
