@@ -228,12 +228,9 @@ func partsOf(j Job, parts int) int {
 }
 
 // shareOf is the --share job j runs with: 1/(parts×share) of its profile's
-// time in each part if it takes --share, else its whole time.
+// time in each part if it takes --share (ShareOf is 1 for one that does not).
 func shareOf(j Job, o Options) int {
-	if j.Shares {
-		return o.Parts * o.ShareOf(j.Name)
-	}
-	return 1
+	return partsOf(j, o.Parts) * o.ShareOf(j.Name)
 }
 
 // sharesInWords is the header line share: "memcpy=2, clock=2 (…)", or "" when
