@@ -81,3 +81,19 @@ def test_the_sensitivity_figures_keep_a_familys_units_together(tmp_path):
     order = [fam for fam, _ in fams]
     assert ("BenchmarkMemcpy", "B/s") in fams
     assert order == sorted(order, key=order.index)  # each family one block
+
+
+def test_the_report_names_the_test_that_decided_its_rows(cli, tmp_path):
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, **SPELLS)
+    rows = len(_table(run).rows)
+
+    def baseline_line():
+        r = cli("report", run, "--out", tmp_path / "out")
+        assert r.code == 0, r.err
+        return next(x for x in (tmp_path / "out" / "report.md").read_text().splitlines() if x.startswith("Baseline:"))
+
+    assert f"round by round (the signed-rank test on each row's ratios to both passes, above), in all {rows} rows" \
+        in baseline_line()
+    (run / "rounds.json").unlink()
+    line = baseline_line()
+    assert "by the Mann–Whitney U test on the repetitions" in line and "round by round" not in line

@@ -59,7 +59,7 @@ def _rack_summary(ctx, title):
 def _target_table(ctx):
     """The baseline line and one summary row per target compared with it."""
     base = md_code(ctx.table.columns[0])
-    lines = [f"Baseline: {base}. Each target is compared with it (Mann–Whitney U, α = {ctx.table.alpha:g}); "
+    lines = [f"Baseline: {base}. Each target is compared with it at α = {ctx.table.alpha:g}, {_test_named(ctx.table)}; "
              "worse and better count the rows beyond noise.", "",
              "| target | kind | worse | better | within noise | explained by | unexplained |",
              "|---|---|--:|--:|--:|---|--:|"]
@@ -69,6 +69,20 @@ def _target_table(ctx):
         lines.append(f"| {md_code(f.target, in_table=True)} | {md_text(f.kind)} | {f.worse} | {f.better} | {f.within} "
                      f"| {rules} | {f.unexplained} |")
     return "\n".join(lines) + "\n"
+
+
+def _test_named(t):
+    """Which test decided the rows: a lab run's paired rows by the signed-rank test on
+    their per-round ratios (run_quality.noise says how), the rest by the U test."""
+    counts = getattr(t.noise[0], "paired_rows", {}) if t.noise else {}
+    paired = sum(counts.values())
+    if not paired:
+        return "by the Mann–Whitney U test on the repetitions"
+    compared = sum(1 for r in t.rows for c in r.deltas if c in counts)
+    how = "round by round (the signed-rank test on each row's ratios to both passes, above)"
+    if paired == compared:
+        return f"{how}, in all {compared} rows"
+    return f"{how} in {paired} of {compared} rows, by the Mann–Whitney U test on the repetitions in the others"
 
 
 def ab(ctx):
