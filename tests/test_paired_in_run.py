@@ -5,6 +5,7 @@ pair keep the unpaired rule."""
 
 import json
 import math
+import re
 
 import resultgen as g
 from vmparity import table
@@ -97,3 +98,12 @@ def test_the_report_names_the_test_that_decided_its_rows(cli, tmp_path):
     (run / "rounds.json").unlink()
     line = baseline_line()
     assert "by the Mann–Whitney U test on the repetitions" in line and "round by round" not in line
+
+
+def test_an_unexplained_row_says_how_large_a_change_its_row_could_see(cli, tmp_path):
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True, **SPELLS)
+    assert cli("report", run, "--out", tmp_path / "out").code == 0
+    md = (tmp_path / "out" / "report.md").read_text()
+    listed = md[md.index("**Unexplained**"):].split("\n\n")[1].splitlines()
+    assert len(listed) == 8 and all("Snowflake" in x and re.search(r"\(worse, p=0\.\d+; could see ±\d", x)
+                                    for x in listed), listed

@@ -37,7 +37,7 @@ class Finding:
     p: float
     verdict: str
     side: str = ""  # for one-sided rows: the side that has it
-    mde: float = None  # within-noise rows: the smallest change in % the run could have called beyond noise
+    mde: float = None  # the smallest change in % the run could have called beyond noise in this row (with an A/A control)
     at_equal_clock: bool = False  # a time row's change taken at an equal core clock (decide/clockcheck.py)
 
 
@@ -259,14 +259,16 @@ def findings(table, within=None):
     for r in table.rows:
         for col in table.columns[1:]:
             d = r.deltas.get(col)
+            # the row's resolution beside its change: how large a change the run could have seen there
+            mde = (model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col)
+                   if model and d is not None and d.comparison.significant else None)
             if d is not None and d.comparison.significant and d.within_noise:
                 if within is not None:
-                    mde = model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col) if model else None
                     within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde,
                                           at_equal_clock=d.at_equal_clock))
             elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict,
-                                                                   at_equal_clock=d.at_equal_clock))
+                                                                   mde=mde, at_equal_clock=d.at_equal_clock))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, None, 1.0, "one-sided", side))

@@ -11,19 +11,22 @@ from . import verdicts as verdicts_md
 from .escape import md_code, md_text, terminal
 
 
-def _row(f):
-    return f"{f.name} {_unit(f)}: {_change(f)}"
+def _row(f, seen=True):
+    return f"{f.name} {_unit(f)}: {_change(f, seen)}"
 
 
 def _unit(f):
     return f"{f.unit} at an equal core clock" if f.at_equal_clock else f.unit
 
 
-def _change(f):
+def _change(f, seen=True):
+    """seen: say the row's minimum detectable effect, where a rule has not already said what the row is
+    (an unexplained row, one within noise): a change found in a row that could only see large ones is
+    weak evidence."""
     if f.side:
         return f"only on {f.side}"
-    seen = f"; could see {fmt.mde(f.mde)}" if f.mde is not None else ""
-    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{seen})"
+    could = f"; could see {fmt.mde(f.mde)}" if seen and f.mde is not None else ""
+    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{could})"
 
 
 def _heading(e):
@@ -53,7 +56,7 @@ def text(result, out):
         for k, va, vb in e.evidence:
             out.write(t(f"    {k}: {va!r} ({e.a}) vs {vb!r} ({e.b}){'' if va != vb else '  (same)'}") + "\n")
         for f in e.rows:
-            out.write(f"    row {t(_row(f))}\n")
+            out.write(f"    row {t(_row(f, seen=False))}\n")
         out.write("\n")
     if result.unexplained:
         out.write(f"unexplained ({len(result.unexplained)} significant row(s) no rule matched):\n")
@@ -76,9 +79,9 @@ def subset_lines(result):
     return out
 
 
-def _md_row(f):
+def _md_row(f, seen=True):
     """`name` unit: change — the row as Markdown (the rule text is plain text, shown literally)."""
-    return f"{md_code(f.name)} {md_text(_unit(f))}: {md_text(_change(f))}"
+    return f"{md_code(f.name)} {md_text(_unit(f))}: {md_text(_change(f, seen))}"
 
 
 def markdown(result, out, details=True, verdicts=None, verdicts_run=None):
@@ -101,7 +104,7 @@ def markdown(result, out, details=True, verdicts=None, verdicts_run=None):
                           f"| {md_code(vb, in_table=True)}{mark} |\n")
             out.write("\n")
             for f in e.rows:
-                out.write(f"  - {_md_row(f)}\n")
+                out.write(f"  - {_md_row(f, seen=False)}\n")
             out.write(fold.close(indent="  "))
     if result.unexplained:
         out.write(f"\n**Unexplained** ({len(result.unexplained)} significant row(s) no rule matched):\n\n")
