@@ -195,16 +195,17 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
             continue
         for target in _order(rec):
             f = d / f"{target}.txt"
-            if f.is_file():
-                text = f.read_text(encoding="utf-8")
-                for job, new in done.get((target, int(d.name)), []):
-                    text = replace_job(text, job, new)
-                kind = _target_kind(f)
-                if kind in skip_kinds:
-                    continue
-                by_target.setdefault(target, {})[int(d.name)] = _values_of_text(text)
-                if kind == TCG_GUEST:
-                    emulated.add(target)
+            if not f.is_file():
+                continue
+            text = f.read_text(encoding="utf-8")
+            kind = _target_kind(text)
+            if kind in skip_kinds:
+                continue
+            for job, new in done.get((target, int(d.name)), []):
+                text = replace_job(text, job, new)
+            by_target.setdefault(target, {})[int(d.name)] = _values_of_text(text)
+            if kind == TCG_GUEST:
+                emulated.add(target)
     flagged, thresholds = find(by_target, None if again else limit, emulated)
     if again:
         # the first pass's figure after its re-measure, before a second one replaces it
@@ -232,8 +233,9 @@ def _measured(path):
     return path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n"))
 
 
-def _target_kind(path):
-    for line in Path(path).read_text(encoding="utf-8").split("\n"):
+def _target_kind(text):
+    """The target-kind header of a result file's text (None without one)."""
+    for line in text.split("\n"):
         if line.startswith("target-kind:"):
             return line.partition(":")[2].strip()
         if line.startswith("Benchmark"):
