@@ -91,5 +91,14 @@ for i in "${!lanes[@]}"; do
 	done
 done
 printf '  %-22s %5s %8s\n' "total (wall)" "" "$(( $(date +%s) - start ))"
+# Why each failed suite failed, here at the end: a CI page or a terminal that
+# keeps only the last lines would otherwise show the table and not the cause.
+for suite in before "${!lane_of[@]}"; do
+	[[ -f $log_dir/$suite.result ]] || continue
+	[[ $(cut -d' ' -f2 "$log_dir/$suite.result") != 0 ]] || continue
+	echo
+	echo "$suite failed; its failure lines (all of it in $log_dir/$suite.log):"
+	grep -E 'FAIL|Error|ERROR|error:|not ok|Traceback' "$log_dir/$suite.log" | tail -n 20 | sed 's/^/  /'
+done
 echo "suites: $passed passed, $failed failed"
 [[ $failed == 0 ]]

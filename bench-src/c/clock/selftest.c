@@ -116,18 +116,24 @@ static void test_core_clock(void)
 
 	vmp_check(ghz > 0.01 && ghz < 7.0, "core clock %.3f GHz is a plausible x86 clock (0.01-7 GHz)", ghz);
 	vmp_check(vmp_add_chain(1000, 3) == 96000, "the add chain sums 1000 x 32 adds of 3 to 96000");
-	/* Twice the chain takes about twice the time (fastest of 5 each). */
-	double t[2] = {1e300, 1e300};
-	for (int rep = 0; rep < 5; rep++)
-		for (int k = 0; k < 2; k++) {
-			uint64_t t0 = vmp_now_ns();
-			volatile uint64_t sink = vmp_add_chain(4096u << k, 1);
-			(void)sink;
-			double dt = (double)(vmp_now_ns() - t0);
-			t[k] = dt < t[k] ? dt : t[k];
-		}
-	vmp_check(t[1] / t[0] > 1.6 && t[1] / t[0] < 2.5, "twice the chain takes %.2fx the time (1.6-2.5)",
-		  t[1] / t[0]);
+	/* Twice the chain takes about twice the time (fastest of 5 each). Up to
+	 * three tries: on a shared host a neighbour's burst can cover all five
+	 * short runs (CI ran this beside the image build), but a chain the
+	 * compiler shortened fails every try. */
+	double ratio = 0;
+	for (int attempt = 0; attempt < 3 && !(ratio > 1.6 && ratio < 2.5); attempt++) {
+		double t[2] = {1e300, 1e300};
+		for (int rep = 0; rep < 5; rep++)
+			for (int k = 0; k < 2; k++) {
+				uint64_t t0 = vmp_now_ns();
+				volatile uint64_t sink = vmp_add_chain(4096u << k, 1);
+				(void)sink;
+				double dt = (double)(vmp_now_ns() - t0);
+				t[k] = dt < t[k] ? dt : t[k];
+			}
+		ratio = t[1] / t[0];
+	}
+	vmp_check(ratio > 1.6 && ratio < 2.5, "twice the chain takes %.2fx the time (1.6-2.5)", ratio);
 }
 
 /* Every turn of every probe runs (at least its share's minimum batches), a
