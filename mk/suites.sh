@@ -93,12 +93,15 @@ done
 printf '  %-22s %5s %8s\n' "total (wall)" "" "$(( $(date +%s) - start ))"
 # Why each failed suite failed, here at the end: a CI page or a terminal that
 # keeps only the last lines would otherwise show the table and not the cause.
-for suite in before "${!lane_of[@]}"; do
-	[[ -f $log_dir/$suite.result ]] || continue
-	[[ $(cut -d' ' -f2 "$log_dir/$suite.result") != 0 ]] || continue
+# A suite whose log names no failure of its own (make's "***" line aside:
+# killed, or a script that stopped early) shows its last lines instead.
+for suite in before ${lanes[*]}; do
+	[[ -f $log_dir/$suite.result && $(cut -d' ' -f2 "$log_dir/$suite.result") != 0 ]] || continue
 	echo
-	echo "$suite failed; its failure lines (all of it in $log_dir/$suite.log):"
-	grep -E 'FAIL|Error|ERROR|error:|not ok|Traceback' "$log_dir/$suite.log" | tail -n 20 | sed 's/^/  /'
+	echo "$suite failed (all of its output is in $log_dir/$suite.log):"
+	why=$(grep -E 'FAIL|Error|ERROR|error:|not ok|Traceback' "$log_dir/$suite.log" | grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*')
+	[[ -n $why ]] || why=$(tail -n 10 "$log_dir/$suite.log")
+	tail -n 20 <<<"$why" | sed 's/^/  /'
 done
 echo "suites: $passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -118,8 +118,8 @@ static void test_core_clock(void)
 	vmp_check(vmp_add_chain(1000, 3) == 96000, "the add chain sums 1000 x 32 adds of 3 to 96000");
 	/* Twice the chain takes about twice the time (fastest of 5 each). Up to
 	 * three tries: on a shared host a neighbour's burst can cover all five
-	 * short runs (CI ran this beside the image build), but a chain the
-	 * compiler shortened fails every try. */
+	 * short runs (make test runs this beside the image build), but a chain
+	 * the compiler shortened fails every try. */
 	double ratio = 0;
 	for (int attempt = 0; attempt < 3 && !(ratio > 1.6 && ratio < 2.5); attempt++) {
 		double t[2] = {1e300, 1e300};
