@@ -161,17 +161,19 @@ def explained_pair(tmp_path, metal, box, extra_rows, seed):
     return explain.explain(t, t.configs, explain.load_rules())
 
 
-def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None, rounds_record=False):
+def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None, rounds_record=False,
+            machine=None):
     """A lab run directory: metal, metal-aa and container-nolimit measured in interleaved rounds.
     Every round has a shared drift factor (the machine's speed that moment) that hits all three.
     effect=(name prefix, factor) changes those rows of the container; metal_spell=(name prefix,
     factor) slows those rows of metal alone (its pass ran in slow spells). rounds_record: write
-    rounds.json too (which round each value is from), so the run is decided paired by round."""
+    rounds.json too (which round each value is from), so the run is decided paired by round.
+    machine: the `machine` key every file names (none by default)."""
     rng = random.Random(seed)
     run.mkdir(parents=True, exist_ok=True)
     drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
     for target in ("metal", "metal-aa", "container-nolimit"):
-        cfg = dict(METAL, target=target, count=str(count))
+        cfg = dict(METAL, target=target, count=str(count), **({"machine": machine} if machine else {}))
         if target == "container-nolimit":
             cfg["target-kind"] = "container"
         benches = suite(cfg, random.Random(rng.random()), count=count, noise=noise)

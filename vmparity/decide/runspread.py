@@ -39,22 +39,9 @@ def load(runs_dir, base, head, controls_of):
     from the runs in runs_dir of the same machine, HEAD left out. None when the
     two runs do not name one machine."""
     who = machine.of_run(base.files)
-    if who is None or who != machine.of_run(head.files) or not runs_dir.is_dir():
+    if who is None or who != machine.of_run(head.files):
         return None
-    levels = {}  # (target, name, unit) -> [level per run, in run order]
-    used = 0
-    for run_dir in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if run_dir.resolve() == head.path.resolve() or _metal_machine(run_dir) not in (who, None):
-            continue  # HEAD is under test; another machine's run is no evidence (its metal says so, read alone)
-        try:
-            run = inputs.load(run_dir)
-        except InputError:
-            continue  # a run the history cannot read is no evidence; compare reports bad input itself
-        if machine.of_run(run.files) != who:
-            continue
-        used += 1
-        for key, level in _levels(run.files, controls_of).items():
-            levels.setdefault(key, []).append(level)
+    levels, used = machine_levels(runs_dir, who, head.path, controls_of)
     out = RunSpread()
     out.runs = used
     for key, series in levels.items():
@@ -62,6 +49,31 @@ def load(runs_dir, base, head, controls_of):
             step = float(np.median(np.abs(np.diff(series))))
             out[key] = (math.exp(HISTORY_FACTOR * step) - 1) * 100
     return out
+
+
+def machine_levels(runs_dir, who, leave_out, controls_of, most=None):
+    """({(target, name, unit): [level per run, in run order]}, how many runs) of the
+    runs in runs_dir that machine `who` measured (the newest `most` of them, or all),
+    the run at leave_out left out (the one under test)."""
+    per_run = []
+    if not runs_dir.is_dir():
+        return {}, 0
+    for run_dir in sorted((p for p in runs_dir.iterdir() if p.is_dir()), reverse=True):
+        if most is not None and len(per_run) >= most:
+            break
+        if run_dir.resolve() == leave_out.resolve() or _metal_machine(run_dir) not in (who, None):
+            continue  # the run under test; another machine's run is no evidence (its metal says so, read alone)
+        try:
+            run = inputs.load(run_dir)
+        except InputError:
+            continue  # a run the history cannot read is no evidence; compare reports bad input itself
+        if machine.of_run(run.files) == who:
+            per_run.append(_levels(run.files, controls_of))
+    levels = {}
+    for run_levels in reversed(per_run):
+        for key, level in run_levels.items():
+            levels.setdefault(key, []).append(level)
+    return levels, len(per_run)
 
 
 def _metal_machine(run_dir):

@@ -26,7 +26,16 @@ def _change(f, seen=True):
     if f.side:
         return f"only on {f.side}"
     could = f"; could see {fmt.mde(f.mde)}" if seen and f.mde is not None else ""
-    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{could})"
+    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{could}{_before(f)})"
+
+
+def _before(f):
+    """Where an unexplained row stood on this machine's other stored runs (decide/earlier_runs.py)."""
+    b = f.before
+    if b is None:
+        return ""
+    where = "within" if b.holds(f.pct) else "beyond"
+    return f"; {where} the {b.low_pct:+.1f} … {b.high_pct:+.1f} % of this machine's {b.runs} other runs"
 
 
 def _heading(e):
