@@ -95,3 +95,7 @@ def test_the_report_gives_each_unexplained_row_its_range_on_the_machine(cli, tmp
     assert len(listed) == 8 and all(
         "Snowflake" in x and re.search(r"; beyond the [-+]\d\.\d … [-+]\d\.\d % of this machine's 4 other runs\)$", x)
         for x in listed), listed
+    counted = "8 of them unexplained (8 beyond their row's range on this machine's other runs)"
+    assert counted in md
+    noise = cli("noise", head)
+    assert noise.code == 0 and "8 unexplained (8 beyond their row's range on this machine's other runs)" in noise.out

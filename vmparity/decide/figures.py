@@ -25,10 +25,22 @@ class TargetFigures:
     unexplained: int  # beyond noise, no rule matched
     worse: int = 0  # beyond noise and worse
     better: int = 0  # beyond noise and better
+    held: int = 0  # unexplained rows held against their range on this machine's other runs (earlier_runs.py)
+    new_here: int = 0  # of those, the rows whose change lies beyond that range
 
     @property
     def beyond_share(self):
         return self.beyond / self.rows if self.rows else 0.0
+
+    def unexplained_words(self, of_them=""):
+        """'20 unexplained' ('20 of them unexplained' with of_them=" of them"), and how many of
+        them lie beyond the range their rows drew on this machine's other runs."""
+        words = f"{self.unexplained}{of_them} unexplained"
+        if not self.held:
+            return words
+        if self.held == self.unexplained:
+            return f"{words} ({self.new_here} beyond their row's range on this machine's other runs)"
+        return f"{words} ({self.held} with a range on this machine's other runs, {self.new_here} beyond it)"
 
 
 def per_target(table, explained):
@@ -41,8 +53,10 @@ def per_target(table, explained):
         beyond = sum(d.comparison.significant and not d.within_noise for d in deltas)
         worse = sum(d.verdict == "worse" and not d.within_noise for d in deltas)
         better = sum(d.verdict == "better" and not d.within_noise for d in deltas)
+        held = [f for f in res.unexplained if f.before is not None]
         out.append(TargetFigures(col, table.configs.get(("", col), {}).get("target-kind", "?"), len(deltas),
-                                 beyond, len(res.within_noise), len(res.unexplained), worse, better))
+                                 beyond, len(res.within_noise), len(res.unexplained), worse, better,
+                                 len(held), sum(not f.before.holds(f.pct) for f in held)))
     return out
 
 
@@ -59,7 +73,7 @@ def lines(table, explained):
         out.append("A/A noise: no A/A control in this run (differences are not checked against noise)")
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
-                   f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained} unexplained, {f.within} within noise")
+                   f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained_words()}, {f.within} within noise")
     return out + clock_lines(table) + sensitivity_lines(table)
 
 

@@ -36,7 +36,7 @@ def noise(ctx):
                        f"({100 * pm.share:.1f} %)** (docs/noise.md, \"Paired by round\").")
     for f in figures.per_target(t, ctx.explained):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
-                   f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained} of them unexplained; "
+                   f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
                    f"{f.within} within noise")
     out += ["", core_clock(t), "", sensitivity_table(t)]
     return "\n".join(out) + "\n"
