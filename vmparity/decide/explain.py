@@ -39,7 +39,7 @@ class Finding:
     side: str = ""  # for one-sided rows: the side that has it
     mde: float = None  # the smallest change in % the run could have called beyond noise in this row (with an A/A control)
     at_equal_clock: bool = False  # a time row's change taken at an equal core clock (decide/clockcheck.py)
-    before: object = None  # an unexplained row's change on this machine's earlier runs (earlier_runs.py)
+    machine_range: object = None  # an unexplained row's range on this machine's other runs (machine_range.py)
 
 
 @dataclass

@@ -25,7 +25,7 @@ class TargetFigures:
     unexplained: int  # beyond noise, no rule matched
     worse: int = 0  # beyond noise and worse
     better: int = 0  # beyond noise and better
-    held: int = 0  # unexplained rows held against their range on this machine's other runs (earlier_runs.py)
+    held: int = 0  # unexplained rows held against their range on this machine's other runs (machine_range.py)
     new_here: int = 0  # of those, the rows whose change lies beyond that range
 
     @property
@@ -53,10 +53,10 @@ def per_target(table, explained):
         beyond = sum(d.comparison.significant and not d.within_noise for d in deltas)
         worse = sum(d.verdict == "worse" and not d.within_noise for d in deltas)
         better = sum(d.verdict == "better" and not d.within_noise for d in deltas)
-        held = [f for f in res.unexplained if f.before is not None]
+        held = [f for f in res.unexplained if f.machine_range is not None]
         out.append(TargetFigures(col, table.configs.get(("", col), {}).get("target-kind", "?"), len(deltas),
                                  beyond, len(res.within_noise), len(res.unexplained), worse, better,
-                                 len(held), sum(not f.before.holds(f.pct) for f in held)))
+                                 len(held), sum(not f.machine_range.holds(f.pct) for f in held)))
     return out
 
 

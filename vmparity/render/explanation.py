@@ -26,12 +26,12 @@ def _change(f, seen=True):
     if f.side:
         return f"only on {f.side}"
     could = f"; could see {fmt.mde(f.mde)}" if seen and f.mde is not None else ""
-    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{could}{_before(f)})"
+    return f"{fmt.pct(f.pct)} ({f.verdict}, p={f.p:.3f}{could}{_machine_range(f)})"
 
 
-def _before(f):
-    """Where an unexplained row stood on this machine's other stored runs (decide/earlier_runs.py)."""
-    b = f.before
+def _machine_range(f):
+    """Where an unexplained row stood on this machine's other stored runs (decide/machine_range.py)."""
+    b = f.machine_range
     if b is None:
         return ""
     where = "within" if b.holds(f.pct) else "beyond"

@@ -4,7 +4,7 @@ import importlib
 import sys
 
 from .. import table
-from ..decide import earlier_runs, explain
+from ..decide import explain, machine_range
 from ..errors import InputError
 from ..lab import ab_compare
 from ..lab import verify
@@ -39,7 +39,7 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     else:
         views = [hosts.HostView("", t.columns[0], t, hosts.explain_against_baseline(t, rules))]
         if baseline is None:  # a run against its own metal: its unexplained rows beside their history here
-            earlier_runs.attach(loaded.path, loaded.files, views[0].explained)
+            machine_range.attach(loaded.path, loaded.files, views[0].explained)
     plots = extra("plots") if draw_plots else None
     images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,

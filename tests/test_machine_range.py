@@ -1,4 +1,4 @@
-"""An unexplained row held against its own history on the machine (vmparity/decide/earlier_runs.py,
+"""An unexplained row held against its own history on the machine (vmparity/decide/machine_range.py,
 docs/noise.md): the range of the row's level on the machine's other stored runs, and whether
 this run's change lies within it."""
 
@@ -8,7 +8,7 @@ import pytest
 
 import resultgen as g
 from test_crossrun import make_run
-from vmparity.decide import earlier_runs, explain, runspread
+from vmparity.decide import explain, machine_range, runspread
 from vmparity.render import explanation
 from vmparity.results import inputs
 
@@ -41,17 +41,17 @@ def test_an_unexplained_row_is_held_against_the_range_of_its_machines_other_runs
     head = make_run(runs, "r5-head", 30, only_on=(QUOTA, 0.2), machine="m1")
     loaded, name = _rows(head)
     new = explain.Finding("", name, "ns/op", 20.0, 0.001, "worse")
-    earlier_runs.attach(head, loaded.files, _unexplained(new))
-    before = new.before
-    assert before.runs == 4  # r0..r3: not the run under test, not the other machine's
-    assert -5 < before.low_pct < -0.5 and 1.5 < before.high_pct < 6  # the -2 ... +3 % the runs drew, and their noise
+    machine_range.attach(head, loaded.files, _unexplained(new))
+    seen = new.machine_range
+    assert seen.runs == 4  # r0..r3: not the run under test, not the other machine's
+    assert -5 < seen.low_pct < -0.5 and 1.5 < seen.high_pct < 6  # the -2 ... +3 % the runs drew, and their noise
     assert "; beyond the " in explanation._change(new)
     assert "% of this machine's 4 other runs)" in explanation._change(new)
-    usual = explain.Finding("", name, "ns/op", (before.low_pct + before.high_pct) / 2, 0.01, "worse", before=before)
+    usual = explain.Finding("", name, "ns/op", (seen.low_pct + seen.high_pct) / 2, 0.01, "worse", machine_range=seen)
     assert "; within the " in explanation._change(usual)
 
 
-def test_the_newest_runs_alone_make_the_range(runs):
+def test_the_newest_runs_alone_make_the_range(runs, monkeypatch):
     # an old benchmark put the row 40 % off; the newest runs alone say where it stands now
     make_run(runs, "r0-old", 1, only_on=(QUOTA, 0.4), machine="m1")
     for i in range(1, 5):
@@ -61,12 +61,9 @@ def test_the_newest_runs_alone_make_the_range(runs):
     levels, used = runspread.machine_levels(runs, "m1", head, lambda targets: {}, most=4)
     assert used == 4
     row = explain.Finding("", name, "ns/op", 1.0, 0.01, "worse")
-    earlier_runs.RUNS, saved = 4, earlier_runs.RUNS
-    try:
-        earlier_runs.attach(head, loaded.files, _unexplained(row))
-    finally:
-        earlier_runs.RUNS = saved
-    assert row.before.runs == 4 and row.before.high_pct < 10
+    monkeypatch.setattr(machine_range, "RUNS", 4)
+    machine_range.attach(head, loaded.files, _unexplained(row))
+    assert row.machine_range.runs == 4 and row.machine_range.high_pct < 10
 
 
 def test_no_range_without_enough_runs_of_one_named_machine(runs):
@@ -75,13 +72,13 @@ def test_no_range_without_enough_runs_of_one_named_machine(runs):
     head = make_run(runs, "r8-head", 8, machine="m1")
     loaded, name = _rows(head)
     few = explain.Finding("", name, "ns/op", 5.0, 0.01, "worse")
-    earlier_runs.attach(head, loaded.files, _unexplained(few))
-    assert few.before is None and "other runs" not in explanation._change(few)
+    machine_range.attach(head, loaded.files, _unexplained(few))
+    assert few.machine_range is None and "other runs" not in explanation._change(few)
     unnamed = make_run(runs, "r9-unnamed", 9)
     loaded, name = _rows(unnamed)
     nameless = explain.Finding("", name, "ns/op", 5.0, 0.01, "worse")
-    earlier_runs.attach(unnamed, loaded.files, _unexplained(nameless))
-    assert nameless.before is None
+    machine_range.attach(unnamed, loaded.files, _unexplained(nameless))
+    assert nameless.machine_range is None
 
 
 def test_the_report_gives_each_unexplained_row_its_range_on_the_machine(cli, tmp_path):
