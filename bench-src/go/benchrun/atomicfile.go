@@ -16,6 +16,8 @@ func CheckWritable(path string, force bool) error {
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("--out %s is a directory; expected a file name", path)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return notRegular(path, fi)
 	} else if err == nil && !force {
 		return fmt.Errorf("--out %s already exists; refusing to overwrite it (use --force)", path)
 	}
@@ -54,6 +56,11 @@ func WriteAtomic(path string, data []byte, force bool) (err error) {
 		return err
 	}
 	if force {
+		// the check again, at the last moment: a rename over /dev/null as root
+		// would leave a regular file there, and every program after it broken
+		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+			return notRegular(path, fi)
+		}
 		return os.Rename(tmp.Name(), path)
 	}
 	if err = os.Link(tmp.Name(), path); err != nil {
@@ -63,4 +70,29 @@ func WriteAtomic(path string, data []byte, force bool) (err error) {
 		return err
 	}
 	return nil
+}
+
+// notRegular refuses an --out that exists and is not a regular file: the
+// result is moved into place by rename(2), which would replace a device such
+// as /dev/null (or a symlink, a FIFO, a socket) with the result file.
+func notRegular(path string, fi fs.FileInfo) error {
+	return fmt.Errorf("--out %s exists and is not a regular file but %s; expected a result file name, or - for stdout",
+		path, fileKind(fi.Mode()))
+}
+
+// fileKind names a file's type in words ("a character device").
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a file of type " + m.Type().String()
 }

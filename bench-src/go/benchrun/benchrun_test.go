@@ -154,6 +154,38 @@ func TestWriteAtomic(t *testing.T) {
 	}
 }
 
+// An --out that is not a regular file (/dev/null, a FIFO, a symlink) is
+// refused before and at the write: rename(2) would put the result file in
+// its place, and as root over /dev/null that broke every program after it.
+func TestWriteAtomicRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere.txt"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, link} {
+		if err := CheckWritable(path, true); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("CheckWritable(%s, force): %v, want a refusal naming it not a regular file", path, err)
+		}
+		if err := WriteAtomic(path, []byte("r\n"), true); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("WriteAtomic(%s, force): %v, want a refusal", path, err)
+		}
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
+		t.Fatalf("the FIFO was replaced: %v %v", fi, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode().Type() != os.ModeSymlink {
+		t.Fatalf("the symlink was replaced: %v %v", fi, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+}
+
 func TestPlanJobs(t *testing.T) {
 	vs := Variants("", false, 32<<20, "", 0x4041, "")
 	all := func(string) bool { return true }
