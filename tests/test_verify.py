@@ -281,6 +281,33 @@ def test_the_intervention_that_closes_most_carries_the_rows():
     assert verification.carrier({"a+wrong": none}) is None
 
 
+def test_a_fix_that_a_control_closes_alike_is_not_shown():
+    """Run 2026-11-27T20-39-11Z: container-quota's vDSO clock rows, 3.6 % slower than metal in every
+    round and blamed on the CPU quota, closed fully under the no-quota fix, and as fully under
+    seccomp-unconfined, which keeps the quota: the difference lived in that container instance.
+    A sibling that keeps what the fix changes is the control: closing alike, the fix is not shown."""
+    fix = verification.judge(_effects(3.6, 0.0))
+    control = verification.judge(_effects(3.6, 0.1))
+    half = verification.judge(_effects(3.6, 2.5))
+    no_quota = {"target": "q+no-quota", "changes": [{"field": "cpus", "from": 1, "to": None}]}
+    unconfined = {"target": "q+seccomp-unconfined", "changes": [{"field": "seccomp", "from": None, "to": "unconfined"}]}
+    also_cpus = {"target": "q+cpus-2", "changes": [{"field": "cpus", "from": 1, "to": 2}]}
+    siblings = [no_quota, unconfined]
+    assert verification.closed_alike(fix, no_quota, siblings, {"q+no-quota": fix, "q+seccomp-unconfined": control}) \
+        is unconfined
+    why = verification.closed_alike_reason(fix, unconfined, control)
+    assert "q+seccomp-unconfined" in why and "changes only seccomp" in why and "new instance" in why
+    # a control that closed far less leaves the fix shown (it closed more than a new instance does)
+    assert verification.closed_alike(fix, no_quota, siblings, {"q+no-quota": fix, "q+seccomp-unconfined": half}) is None
+    # a sibling that changes the same field is no control
+    assert verification.closed_alike(fix, no_quota, [no_quota, also_cpus],
+                                     {"q+no-quota": fix, "q+cpus-2": control}) is None
+    # a fix that closed nothing has nothing to be shown
+    refuted = verification.judge(_effects(100.0, 99.0, moved=False))
+    assert verification.closed_alike(refuted, no_quota, siblings,
+                                     {"q+no-quota": refuted, "q+seccomp-unconfined": control}) is None
+
+
 # --- end to end on generated runs: the right fix verified, an innocent key refuted ---------------
 
 def _lab_run(runs, run_id, targets, count=6, seed=7, noise=0.02):

@@ -24,7 +24,10 @@ The rule, over the rows whose difference showed again (before beyond noise):
 - **refuted**: no row moved toward metal beyond noise (the fix changed nothing
   beyond noise, or made it worse): the rule matched the wrong cause;
 - **inconclusive**: the difference did not show beyond noise in this run, so
-  there is nothing for the fix to close.
+  there is nothing for the fix to close; or another fix measured on the same
+  rows, one that keeps what this fix changes, closed the gap about as far
+  (closed_alike): every intervention target is a new instance of the target,
+  and a difference that lived in the old instance closes under any fix.
 
 *Not testable here* is decided before anything is measured (the plan says why).
 """
@@ -101,6 +104,39 @@ def judge(effects):
            else f"the fix changed none of {n} row(s) beyond noise")
     return Verdict("refuted", reason=f"{why} (median share of the gap closed {share:.0%}): the rule's key is not "
                                      f"what carries this difference here", **base)
+
+
+# A sibling that closed the gap within this much of the fix's own share closed it alike
+ALIKE_SHARE = 0.25
+
+
+def closed_alike(v, mine, siblings, judged):
+    """The sibling intervention (of the same original target, measured on the same rows) that
+    changes none of the fields `mine` changes and yet closed the gap about as far (its verified or
+    partly share within ALIKE_SHARE of v's): a control the lab measured for free. Each
+    intervention target is made anew (a container started again, a guest booted again), so a
+    difference that lived in the original instance (its pages, its placement) closes under any
+    fix; only a fix that closes more than such a control is shown to be the cause. None when v
+    did not close the gap or no sibling closed it alike."""
+    if v.verdict not in ("verified", "partly") or v.share is None:
+        return None
+    fields = {c["field"] for c in mine.get("changes") or []}
+    for s in siblings:
+        other = judged.get(s["target"])
+        if (s["target"] == mine["target"] or other is None or other.share is None
+                or other.verdict not in ("verified", "partly") or fields & {c["field"] for c in s.get("changes") or []}):
+            continue
+        if other.share >= v.share - ALIKE_SHARE:
+            return s
+    return None
+
+
+def closed_alike_reason(v, sibling, other):
+    """Why a fix that closed the gap is not shown to be its cause: the sibling closed it alike."""
+    kept = ", ".join(sorted({c["field"] for c in sibling.get("changes") or []})) or "nothing this fix changes"
+    return (f"the fix closed {v.share:.0%} of the gap, but {sibling['target']}, which changes only {kept} and "
+            f"keeps what this fix changes, closed {other.share:.0%} of it too: these rows moved with a new "
+            f"instance of the target, not with the fix ({v.reason})")
 
 
 def carrier(verdicts):

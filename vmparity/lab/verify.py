@@ -153,6 +153,9 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
         if carried and carried != mine["target"]:
             entry["carried-by"] = carried
             entry["carried-share"] = judged[carried].share
+        alike = verification.closed_alike(v, mine, siblings, judged)
+        if alike:
+            entry.update(verdict="inconclusive", reason=verification.closed_alike_reason(v, alike, judged[alike["target"]]))
         out.append(entry)
     return {"format": VERDICTS_FORMAT, "run": Path(loaded.path).name, "verifies": plan["run"],
             "reference": metal, "verdicts": out, "bisection": _attribution(out)}
