@@ -133,8 +133,8 @@ def closed_alike(v, mine, siblings, judged):
 
 def closed_alike_reason(v, sibling, other):
     """Why a fix that closed the gap is not shown to be its cause: the sibling closed it alike."""
-    kept = ", ".join(sorted({c["field"] for c in sibling.get("changes") or []})) or "nothing this fix changes"
-    return (f"the fix closed {v.share:.0%} of the gap, but {sibling['target']}, which changes only {kept} and "
+    its_fields = ", ".join(sorted({c["field"] for c in sibling.get("changes") or []})) or "nothing this fix changes"
+    return (f"the fix closed {v.share:.0%} of the gap, but {sibling['target']}, which changes only {its_fields} and "
             f"keeps what this fix changes, closed {other.share:.0%} of it too: these rows moved with a new "
             f"instance of the target, not with the fix ({v.reason})")
 
