@@ -15,7 +15,7 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from ..decide import crossrun
+from ..decide import crossrun, host_noise
 from ..errors import InputError
 from ..lab import ab_compare
 from ..results import inputs
@@ -49,7 +49,9 @@ def machine_differences(t, base, head):
     return out
 
 
-def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
+def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT, noisy_hosts=()):
+    """noisy_hosts: [(side, run name, host_noise.HostNoise)] of the sides measured on a host
+    noisier than its usual (noisy_sides)."""
     cr = t.crossrun
     sig = t.significant()
     out = io.StringIO()
@@ -61,6 +63,12 @@ def render(t, result, base, head, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):
         out.write(f"> ⚠️ **Not a like-for-like comparison:** base and head ran on different machines "
                   f"({keys} differ, e.g. {md_text(k)} {md_code(a)} vs {md_code(b)}{f' for {md_code(g)}' if g else ''}). "
                   "Differences may come from the hardware, not from the change.\n\n")
+    for side, name, h in noisy_hosts:
+        out.write(f"> ⚠️ **A noisy host:** {side}'s run {md_code(name)} was measured while its host was "
+                  f"{h.times_usual:.1f}x noisier than its usual (the A/A pair's round-to-round scatter "
+                  f"{h.scatter_pct:.1f} %, against a median of {h.usual[0]:.1f} % on {len(h.history)} earlier runs "
+                  "of that machine): a change smaller than its bands may be there unseen; run it again at a "
+                  "quieter hour before reading silence as no regression.\n\n")
     groups = {g for g, _ in t.configs}
     for g in sorted(groups - {""}):
         sides = [c for c in (base, head) if (g, c) not in t.configs]
@@ -144,9 +152,22 @@ def _significant_rows(t, sig, budget):
 
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
     t, result = analyse(base, head, alpha, results_dir)
-    out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT))
+    out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT,
+                     noisy_hosts=noisy_sides(base, head, results_dir)))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
     return gate(t, fail_on_regression, err)
+
+
+def noisy_sides(base, head, results_dir=None):
+    """[("base" | "head", run name, HostNoise)] of the operands that are lab runs measured on a
+    host noisier than its usual (decide/host_noise.py); single files have no such figure."""
+    out = []
+    for side, operand in (("base", base), ("head", head)):
+        loaded = inputs.load(operand, results_dir)
+        h = host_noise.assess(loaded.path, loaded.files) if loaded.is_run else None
+        if h is not None and h.noisier:
+            out.append((side, loaded.path.name, h))
+    return out
 
 
 def render_ab(ab, full_report=DEFAULT_FULL_REPORT, limit=LIMIT):

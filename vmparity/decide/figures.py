@@ -60,8 +60,9 @@ def per_target(table, explained):
     return out
 
 
-def lines(table, explained):
-    """Plain-text figures, one line each (the end of lab-up prints them)."""
+def lines(table, explained, host_noise=None):
+    """Plain-text figures, one line each (the end of lab-up prints them); host_noise: the
+    run's host_noise.HostNoise, or None."""
     out = []
     if table.noise:
         for m in table.noise:
@@ -69,6 +70,8 @@ def lines(table, explained):
                        f"({100 * m.share:.1f} %) differ significantly")
             if paired_aa(m):
                 out.append("  " + paired_aa(m))
+        if host_noise is not None:
+            out.append(("WARNING " if host_noise.noisier else "") + f"host noise: {host_noise.sentence()}")
     else:
         out.append("A/A noise: no A/A control in this run (differences are not checked against noise)")
     for f in per_target(table, explained):

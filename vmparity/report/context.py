@@ -4,7 +4,7 @@ import importlib
 import sys
 
 from .. import table
-from ..decide import explain, machine_range
+from ..decide import explain, host_noise, machine_range
 from ..errors import InputError
 from ..lab import ab_compare
 from ..lab import verify
@@ -27,6 +27,7 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
     ab = ab_compare.analyse(loaded, alpha) if baseline is None else None
+    noise_of_host = None
     if ab_compare.is_ab(loaded):  # an A/B run: the targets against metal are HEAD's; BASE is in ab
         loaded, _ = ab_compare.split(loaded)
     t = table.build([loaded], by="target", alpha=alpha, baseline=baseline)
@@ -38,12 +39,13 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
         rack = hosts.metals_compared(loaded, alpha, rules)
     else:
         views = [hosts.HostView("", t.columns[0], t, hosts.explain_against_baseline(t, rules))]
-        if baseline is None:  # a run against its own metal: its unexplained rows beside their history here
+        if baseline is None:  # a run against its own metal: its unexplained rows and its noise beside their history here
             machine_range.attach(loaded.path, loaded.files, views[0].explained)
+            noise_of_host = host_noise.assess(loaded.path, loaded.files)
     plots = extra("plots") if draw_plots else None
     images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
                            [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
-                           hosts=views, rack=rack, ab=ab)
+                           hosts=views, rack=rack, ab=ab, host_noise=noise_of_host)
     ctx.verdicts, ctx.verdicts_run = verify.read_verdicts(loaded.path)
     return ctx, images

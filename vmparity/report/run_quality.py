@@ -34,6 +34,10 @@ def noise(ctx):
                        f"test on those ratios and a band from their spread, calibrated on the A/A pair's own rounds. "
                        f"Under that rule the A/A control is beyond noise in **{len(pm.beyond_rows)} of {pm.rows} rows "
                        f"({100 * pm.share:.1f} %)** (docs/noise.md, \"Paired by round\").")
+    if ctx.host_noise is not None:
+        warn = "⚠ " if ctx.host_noise.noisier else ""
+        out.append(f"{warn}**The host's noise:** {md_text(ctx.host_noise.sentence())} (docs/noise.md, "
+                   "\"The host's noise against its usual\").")
     for f in figures.per_target(t, ctx.explained):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
