@@ -49,6 +49,12 @@ def test_a_run_like_the_others_is_within_the_usual(history):
     assert not h.noisier and h.sentence().endswith("within the host's usual")
 
 
+def test_one_noisy_run_before_does_not_hide_the_next(history):
+    _run(history, 6, noise=0.05)
+    h = _assess(_run(history, 10, noise=0.04))
+    assert h.scatter_pct < h.usual[2] and h.noisier  # below the noisy one, twice the usual
+
+
 def test_a_little_noisier_is_not_yet_a_warning(history):
     h = _assess(_run(history, 10, noise=0.008))  # above every earlier run, but not twice their median
     assert h.scatter_pct > h.usual[2] and h.times_usual < host_noise.NOISIER and not h.noisier

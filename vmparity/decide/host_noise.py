@@ -11,8 +11,8 @@ time rows at an equal core clock as the paired rule judges them (coreclock.py);
 the history is the newest RUNS runs before it of the same machine (the
 `machine` key) and the same kind and profile (`…-lab-quick`), read from their
 metal and metal-aa files and rounds.json alone. A run is *noisier than usual* when its
-scatter is above every one of at least MIN_HISTORY_RUNS of them and NOISIER times
-their median: evidence for the reader, not a decision (docs/noise.md, "The
+scatter is at least NOISIER times the median of at least MIN_HISTORY_RUNS of them:
+evidence for the reader, not a decision (docs/noise.md, "The
 host's noise against its usual").
 """
 
@@ -59,8 +59,8 @@ class HostNoise:
 
     @property
     def noisier(self):
-        u = self.usual
-        return u is not None and self.scatter_pct > u[2] and self.times_usual >= NOISIER
+        # against the median, not the highest: one noisy run before it must not hide the next
+        return self.usual is not None and self.times_usual >= NOISIER
 
     def sentence(self):
         """One plain sentence (escape it for the medium)."""
