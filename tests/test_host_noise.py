@@ -96,5 +96,9 @@ def test_the_pr_comment_warns_when_a_side_ran_on_a_noisy_host(history, cli):
     r = cli("pr-comment", history / "2026-01-05T00-00-00Z-lab-quick", head)
     assert "**A noisy host:** head's run `2026-01-10T00-00-00Z-lab-quick`" in r.out
     assert "base's run" not in r.out
+    slower = _run(history, 11, noise=0.05, effect=("Snowflake", 1.5))
+    gated = cli("pr-comment", history / "2026-01-05T00-00-00Z-lab-quick", slower, "--fail-on-regression", "10")
+    # the gate stays shut, and says which side to doubt
+    assert gated.code == 1 and "head's run 2026-01-11T00-00-00Z-lab-quick was measured on a host" in gated.err
     quiet = cli("pr-comment", history / "2026-01-04T00-00-00Z-lab-quick", history / "2026-01-05T00-00-00Z-lab-quick")
     assert quiet.code == 0 and "A noisy host" not in quiet.out

@@ -22,7 +22,7 @@ from ..results import inputs
 from ..results import machine
 from ..history import excursions
 from ..render import ab_md, crossrun_md, explanation, fmt, fold, markdown
-from ..render.escape import md_code, md_text
+from ..render.escape import md_code, md_text, terminal
 from ..render.gate import gate
 from ..report.pair import analyse
 
@@ -152,10 +152,15 @@ def _significant_rows(t, sig, budget):
 
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
     t, result = analyse(base, head, alpha, results_dir)
-    out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT,
-                     noisy_hosts=noisy_sides(base, head, results_dir)))
+    noisy = noisy_sides(base, head, results_dir)
+    out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT, noisy_hosts=noisy))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
-    return gate(t, fail_on_regression, err)
+    status = gate(t, fail_on_regression, err)
+    for side, name, h in noisy if status else ():  # the gate stays shut; the reader learns what to doubt
+        err.write(terminal(f"vmparity: {side}'s run {name} was measured on a host {h.times_usual:.1f}x noisier than "
+                           "its usual (docs/noise.md, \"The host's noise against its usual\"): run it again at a "
+                           "quieter hour before taking a change of the size of its bands as the code's") + "\n")
+    return status
 
 
 def noisy_sides(base, head, results_dir=None):
