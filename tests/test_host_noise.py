@@ -39,7 +39,7 @@ def test_a_run_in_a_noisy_hour_is_told_so_against_the_machines_usual(history, cl
     assert 5 < h.scatter_pct < 10 and h.noisier and h.times_usual > 4
     assert "noisier than its usual" in h.sentence() and "5 runs of lab-quick before it" in h.sentence()
     ctx, _ = context.build(run, draw_plots=False)
-    assert "⚠ **The host's noise:**" in noise(ctx)
+    assert "\n\n⚠ **The host's noise:**" in noise(ctx)
     r = cli("noise", run)
     assert r.code == 0 and "WARNING host noise: the A/A pair's round-to-round scatter was" in r.out
 

@@ -36,6 +36,7 @@ def noise(ctx):
                        f"({100 * pm.share:.1f} %)** (docs/noise.md, \"Paired by round\").")
     if ctx.host_noise is not None:
         warn = "⚠ " if ctx.host_noise.noisier else ""
+        out.append("")  # a paragraph of its own, so that a warning stands out
         out.append(f"{warn}**The host's noise:** {md_text(ctx.host_noise.sentence())} (docs/noise.md, "
                    "\"The host's noise against its usual\").")
     for f in figures.per_target(t, ctx.explained):
