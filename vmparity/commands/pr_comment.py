@@ -24,7 +24,7 @@ from ..history import excursions
 from ..render import ab_md, crossrun_md, explanation, fmt, fold, markdown
 from ..render.escape import md_code, md_text, terminal
 from ..render.gate import gate
-from ..report.pair import analyse
+from ..report.pair import analyse_loaded
 
 MARKER = "<!-- vmparity-pr-comment -->"
 LIMIT = 60_000
@@ -151,8 +151,9 @@ def _significant_rows(t, sig, budget):
 
 
 def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=None, full_report=None):
-    t, result = analyse(base, head, alpha, results_dir)
-    noisy = noisy_sides(base, head, results_dir)
+    loaded = inputs.load_all([base, head], results_dir)
+    t, result = analyse_loaded(loaded, alpha, results_dir)
+    noisy = noisy_sides(loaded)
     out.write(render(t, result, t.columns[0], t.columns[-1], full_report or DEFAULT_FULL_REPORT, noisy_hosts=noisy))
     out.write("\n".join(excursions.pr_notes(head, results_dir)))  # both commits of each recent excursion
     status = gate(t, fail_on_regression, err)
@@ -163,15 +164,15 @@ def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
     return status
 
 
-def noisy_sides(base, head, results_dir=None):
-    """[("base" | "head", run name, HostNoise)] of the operands that are lab runs measured on a
-    host noisier than its usual (decide/host_noise.py); single files have no such figure."""
+def noisy_sides(loaded):
+    """[("base" | "head", run name, HostNoise)] of the two loaded operands (inputs.load_all)
+    that are lab runs measured on a host noisier than its usual (decide/host_noise.py);
+    single files have no such figure."""
     out = []
-    for side, operand in (("base", base), ("head", head)):
-        loaded = inputs.load(operand, results_dir)
-        h = host_noise.assess(loaded.path, loaded.files) if loaded.is_run else None
+    for side, operand in zip(("base", "head"), loaded):
+        h = host_noise.assess(operand.path, operand.files) if operand.is_run else None
         if h is not None and h.noisier:
-            out.append((side, loaded.path.name, h))
+            out.append((side, operand.path.name, h))
     return out
 
 

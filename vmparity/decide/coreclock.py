@@ -101,6 +101,14 @@ def twinned_rows(per_round):
     return out
 
 
+def pair_at_equal_clock(metal, aa):
+    """(metal, aa, twinned) of two sides' per-round values with the time rows both hold a
+    clocks twin of put at an equal clock (per_round_at_equal_clock), as the paired rule
+    calibrates on the A/A pair (table/paired_rounds.py) and the host's noise is read (host_noise.py)."""
+    twinned = twinned_rows(metal) & twinned_rows(aa)
+    return per_round_at_equal_clock(metal, twinned), per_round_at_equal_clock(aa, twinned), twinned
+
+
 def per_round_at_equal_clock(per_round, keys):
     """One target's {(name, unit): {round: value}} with the time rows `keys` (twinned_rows,
     the same on every side compared) given their clocks twin's values (inverted for a

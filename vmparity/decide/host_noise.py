@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..results import machine, round_record
-from ..results.file import parse_file
+from ..results import inputs, machine, round_record
 from ..results.spec import speed_units
 from ..results.targets import AA_CONTROL, METAL
 from ..stats import sensitivity
@@ -80,16 +79,14 @@ class HostNoise:
 
 def scatter(metal_rf, aa_rf, record):
     """(median scatter %, rows) of the A/A pair of one run, or None when no row has enough paired rounds."""
-    metal, aa = round_record.per_round(metal_rf, record), round_record.per_round(aa_rf, record)
-    twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
-    metal = coreclock.per_round_at_equal_clock(metal, twinned)
-    aa = coreclock.per_round_at_equal_clock(aa, twinned)
+    metal, aa, _ = coreclock.pair_at_equal_clock(round_record.per_round(metal_rf, record),
+                                                 round_record.per_round(aa_rf, record))
     speed = speed_units()
     spreads = []
-    for key in metal.keys() & aa.keys():
-        if key[1] not in speed:
+    for (_, unit), d in paired.pair_differences(metal, aa).items():
+        if unit not in speed:
             continue
-        ev = paired.evidence(paired.differences(metal[key], aa[key]))
+        ev = paired.evidence(d)
         if sensitivity.signed_rank_reachable(ev.n, _ALPHA) and math.isfinite(ev.spread):
             spreads.append(ev.spread)
     if not spreads:
@@ -133,12 +130,11 @@ def _kind(run_dir):
 def _figure_of(run_dir, who, profile):
     """The scatter of another stored run of machine `who` and the same profile; None when it is
     not one (another machine, no A/A pair, no rounds) or cannot be read: no evidence either way."""
-    metal_path, aa_path = run_dir / f"{METAL}.txt", run_dir / f"{AA_CONTROL}.txt"
-    if not metal_path.is_file() or not aa_path.is_file():
+    metal_rf, aa_rf = inputs.stored_file(run_dir, METAL), inputs.stored_file(run_dir, AA_CONTROL)
+    if metal_rf is None or aa_rf is None:
         return None
     try:
         record = round_record.load(run_dir)
-        metal_rf, aa_rf = parse_file(metal_path), parse_file(aa_path)
     except (InputError, OSError):
         return None
     if not record:

@@ -62,6 +62,11 @@ def differences(base, head):
     return np.array([math.log(head[k] / base[k]) for k in common])
 
 
+def pair_differences(base, head):
+    """{(name, unit): differences} of two sides' per-round values {(name, unit): {round: value}}, row by row."""
+    return {key: differences(base[key], head[key]) for key in base.keys() & head.keys()}
+
+
 def against_passes(metal, aa, target):
     """{round: value} of the two passes of metal and of a target -> the target's per-round
     log ratios against the geometric mean of the passes that round measured (one pass

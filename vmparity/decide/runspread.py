@@ -22,7 +22,6 @@ from ..results import inputs, machine
 from . import coreclock
 from ..errors import InputError
 from ..results.targets import METAL
-from ..results.file import parse_file
 
 MIN_HISTORY_RUNS = 4
 HISTORY_FACTOR = 3.0
@@ -78,10 +77,8 @@ def machine_levels(runs_dir, who, leave_out, controls_of, most=None):
 
 def _metal_machine(run_dir):
     """The machine the run's metal file names, read without the other targets' files (None: look closer)."""
-    try:
-        return machine.of_config(parse_file(run_dir / f"{METAL}.txt").config)
-    except (InputError, OSError):
-        return None
+    rf = inputs.stored_file(run_dir, METAL)
+    return machine.of_config(rf.config) if rf else None
 
 
 def _levels(files, controls_of):

@@ -12,7 +12,12 @@ from ..results.targets import aa_control_of, is_lab_metal
 
 def analyse(base, head, alpha=0.05, results_dir=None, rules=None):
     """Load both sides, compare and explain; returns (table, result)."""
-    loaded = inputs.load_all([base, head], results_dir)
+    return analyse_loaded(inputs.load_all([base, head], results_dir), alpha, results_dir, rules)
+
+
+def analyse_loaded(loaded, alpha=0.05, results_dir=None, rules=None):
+    """analyse of the two sides already loaded (inputs.load_all): a caller that reads more
+    of them (the PR comment's host noise) loads them once."""
     t = table.build(loaded, alpha=alpha, history_dir=inputs.runs_dir(results_dir))
     model = sibling_noise(loaded[0], alpha)
     if model is not None:

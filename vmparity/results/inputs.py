@@ -36,6 +36,18 @@ def resolve(operand, results_dir=None):
     )
 
 
+def stored_file(run_dir, target):
+    """A target's file of a stored run, parsed, or None when it is absent or cannot be read:
+    another run read as history is evidence, not input, so it never stops a command."""
+    path = Path(run_dir) / f"{target}.txt"
+    if not path.is_file():
+        return None
+    try:
+        return parse_file(path)
+    except (InputError, OSError):
+        return None
+
+
 def load(operand, results_dir=None, require_fingerprint=False):
     path = resolve(operand, results_dir)
     if path.is_dir():

@@ -68,10 +68,9 @@ def apply_in_run(t, inp):
     measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
     metal, aa = measured[model.metal], measured[model.aa]
     # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
-    twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
+    metal_at_clock, aa_at_clock, twinned = coreclock.pair_at_equal_clock(metal, aa)
     pm_measured = _calibrated(metal, aa, t.alpha)
-    pm_equal_clock = _calibrated(coreclock.per_round_at_equal_clock(metal, twinned),
-                                 coreclock.per_round_at_equal_clock(aa, twinned), t.alpha)
+    pm_equal_clock = _calibrated(metal_at_clock, aa_at_clock, t.alpha)
     row_mde, counts, checks = {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
@@ -96,6 +95,6 @@ def apply_in_run(t, inp):
 
 
 def _calibrated(metal, aa, alpha):
-    pm = paired.calibrate({key: paired.differences(metal[key], aa[key]) for key in metal.keys() & aa.keys()}, alpha)
+    pm = paired.calibrate(paired.pair_differences(metal, aa), alpha)
     pm.floor_scale = paired.TWO_PASS_FLOOR
     return pm
