@@ -77,8 +77,10 @@ def test_only_earlier_runs_of_the_same_machine_kind_and_profile_count(history):
         p.write_text(p.read_text().replace("profile: quick", "profile: full"))
     broken = _run(history, 9)
     (broken / "rounds.json").write_text("{not json")  # unreadable: no evidence either way, no error
-    run = _run(history, 10)
-    _run(history, 11, noise=0.05)  # after it: a report written again later says what it said
+    bad_metal = _run(history, 10)
+    (bad_metal / "metal.txt").write_text("BenchmarkX 1 oops ns/op\n")  # as unreadable as a file can be
+    run = _run(history, 11)
+    _run(history, 12, noise=0.05)  # after it: a report written again later says what it said
     assert [name[:10] for name, _ in _assess(run).history] == ["2026-01-05", "2026-01-04", "2026-01-03",
                                                                "2026-01-02", "2026-01-01"]
 
