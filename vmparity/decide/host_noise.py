@@ -130,16 +130,16 @@ def _kind(run_dir):
 def _figure_of(run_dir, who, profile):
     """The scatter of another stored run of machine `who` and the same profile; None when it is
     not one (another machine, no A/A pair, no rounds) or cannot be read: no evidence either way."""
-    metal_rf, aa_rf = inputs.stored_file(run_dir, METAL), inputs.stored_file(run_dir, AA_CONTROL)
-    if metal_rf is None or aa_rf is None:
+    metal_rf = inputs.stored_file(run_dir, METAL)
+    # metal's header says whose run it is: another machine's run is not read further
+    if metal_rf is None or machine.of_config(metal_rf.config) != who or metal_rf.config.get("profile") != profile:
         return None
+    aa_rf = inputs.stored_file(run_dir, AA_CONTROL)
     try:
         record = round_record.load(run_dir)
     except (InputError, OSError):
         return None
-    if not record:
-        return None
-    if machine.of_config(metal_rf.config) != who or metal_rf.config.get("profile") != profile:
+    if aa_rf is None or not record:
         return None
     figure = scatter(metal_rf, aa_rf, record)
     return figure[0] if figure else None
