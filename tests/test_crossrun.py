@@ -1,7 +1,9 @@
 """Noise control across runs (vmparity/decide/crossrun.py, docs/noise.md "Across runs"):
 synthetic pairs of runs whose host drift and target shifts are known."""
 
+import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -253,3 +255,40 @@ def test_a_shift_of_one_benchmark_alone_is_still_found(runs, tmp_path):
     changed = cr.of(crossrun.CHANGED)
     assert changed and {(j.group, j.name) for j in changed} == {("container-quota", name)}
     assert all(j.verdict == "worse" for j in changed)
+
+
+STORED = Path(__file__).resolve().parent.parent / "results" / "runs"
+
+
+def test_a_target_that_moved_as_one_control_did_is_the_hosts_drift(cli):
+    """Stored runs of the same code: in BASE (a noisy hour) metal read the vDSO clocks at 93-96
+    clocks where metal-aa and container-quota read 83-85 in most rounds; in HEAD all three read
+    83-85. The drift is the controls' mean, about -6 %, so the container, which did not move, came
+    out 5-6 % "worse" beyond a band that its one-level repetitions could not widen: seven false
+    rows of a same-code PR. It moved as metal-aa did: within the host's drift."""
+    r = cli("--results-dir", STORED.parent, "pr-comment", "2026-11-28T02-39-00Z-lab-quick",
+            "2026-11-28T05-52-05Z-lab-quick", "--fail-on-regression", "10")
+    assert r.code == 0, r.err
+    assert "**0 worse**, **0 better** beyond run-to-run noise" in r.out
+
+
+def test_moved_like_a_control_is_between_the_controls_or_within_the_own_band_of_the_nearer():
+    pair = ("metal", "metal-aa")
+    key = ("container-quota", "BenchmarkX", "ns/op")
+    change = {("metal", "BenchmarkX", "ns/op"): math.log(0.88), ("metal-aa", "BenchmarkX", "ns/op"): 0.0}
+    for own_pct, like in ((0.0, True), (-6.0, True), (2.5, True), (4.0, False), (-16.0, False)):
+        change[key] = math.log1p(own_pct / 100)
+        assert crossrun._moved_like_a_control(change, pair, key, 3.0) is like, own_pct
+    assert not crossrun._moved_like_a_control(change, ("metal", None), key, 3.0)  # one control: no range
+
+
+def test_a_shift_beside_controls_that_disagree_is_still_found(runs):
+    """metal 12 % faster on one row between the runs, metal-aa not: a container 15 % slower there
+    moved as neither control did."""
+    make_run(runs, "b0", 1)
+    make_run(runs, "h0", 2)
+    _scaled(runs, runs / "b0", "base", [("container-quota", 0, LLC)])
+    _scaled(runs, runs / "h0", "head", [("metal", -12, LLC), ("container-quota", 15, LLC)])
+    _, cr = judge(runs, "base", "head", history=False)
+    (quota,) = [j for j in cr.rows if j.name == LLC and j.group == "container-quota" and j.unit == "ns/op"]
+    assert quota.status == crossrun.CHANGED and quota.verdict == "worse"

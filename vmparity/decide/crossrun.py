@@ -21,7 +21,11 @@ s: the sampling error of the target's two medians (from their median
 absolute deviations, so a slow repetition does not widen it); ε/2: how far
 one stray control can move D; H: the run-to-run spread of the row on the same
 physical machine in the stored history, when there is enough of it
-(runspread.py). The band uses only what the controls, the target's own
+(runspread.py). And a target whose own change lies between the two controls'
+changes (or within max(3 %, 4·s) of the nearer) moved as one of them did, the
+host's, and is not changed whatever its band: a row whose repetitions sit on one
+level (a vDSO read at 83.03 clocks) has no spread to widen the band, and half the
+controls' disagreement alone is its edge. The band uses only what the controls, the target's own
 samples and the history say, never the other rows of the target, so a change
 that moves every row of one target is not mistaken for noise.
 
@@ -180,6 +184,7 @@ def judge(table, values, exact_units=(), history=None):
             change[key] = _log_change(cells[base], cells[head])
     family_drift = _family_drift(change, controls)
     todo, unlike = [], []  # unlike: (index in todo, [(metal, target) values per run])
+    like_a_control = set()  # indices in todo whose raw change lies between the two controls' changes
     for r in table.rows:
         key = (r.group, r.name, r.unit)
         cells = values.get(key, {})
@@ -212,6 +217,9 @@ def judge(table, values, exact_units=(), history=None):
         j.band_pct = max(FLOOR_PCT, eps / 2 + SPREAD_Z * math.hypot(_median_se(b), _median_se(h)),
                          (history or {}).get(key, 0.0))
         todo.append((j, b, h, hc, r.higher_better))
+        own_band = max(FLOOR_PCT, SPREAD_Z * math.hypot(_median_se(b), _median_se(h)))
+        if drift and _moved_like_a_control(change, pair, key, own_band):
+            like_a_control.add(len(todo) - 1)
         if drift:
             metal = values.get((pair[0], r.name, r.unit), {})
             unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))
@@ -227,7 +235,7 @@ def judge(table, values, exact_units=(), history=None):
     cr.tested = len(ps)
     for i, ((j, b, h, hc, better), c) in enumerate(zip(todo, tests)):
         j.p = ps[i]
-        beyond = discovered[i] and _beyond(j.change_pct, j.band_pct)
+        beyond = discovered[i] and _beyond(j.change_pct, j.band_pct) and i not in like_a_control
         if i in raw:  # the drift may not be this row's: changed only if it is changed without it too
             beyond = beyond and _beyond(j.raw_change_pct, j.band_pct) \
                 and (_median(h) > _median(b)) == (_median(hc) > _median(b))
@@ -320,6 +328,20 @@ def _drift(change, pair, name, unit, family_drift):
         return family_drift.get((pair[0], family(name), unit)), 0.0
     eps = 100 * abs(moved[0] - moved[1]) if len(moved) == 2 else 0.0
     return float(np.mean(moved)), eps
+
+
+def _moved_like_a_control(change, pair, key, own_band_pct):
+    """Whether the target's own change lies between its two controls' changes on the row, or
+    within own_band_pct (its band without the controls' disagreement) of the nearer: when metal
+    and metal-aa disagree, the host's drift is somewhere between them, and a target that moved as
+    one of them did is within what the controls show, however tight its own samples (a row whose
+    repetitions sit on one level has no spread to widen its band: docs/noise.md)."""
+    moved = [change.get((c, key[1], key[2])) for c in pair or () if c]
+    own = change.get(key)
+    if len(moved) != 2 or None in moved or own is None:
+        return False
+    room = math.log1p(own_band_pct / 100)
+    return min(moved) - room <= own <= max(moved) + room
 
 
 def _family_drift(change, controls):
