@@ -25,9 +25,9 @@ physical machine in the stored history, when there is enough of it
 changes (or within max(3 %, 4·s) of the nearer) moved as one of them did, the
 host's, and is not changed whatever its band: a row whose repetitions sit on one
 level (a vDSO read at 83.03 clocks) has no spread to widen the band, and half the
-controls' disagreement alone is its edge. The band uses only what the controls, the target's own
-samples and the history say, never the other rows of the target, so a change
-that moves every row of one target is not mistaken for noise.
+controls' disagreement alone is its edge. The band uses only what the controls,
+the target's own samples and the history say, never the other rows of the
+target, so a change that moves every row of one target is not mistaken for noise.
 
 Time is compared at an equal core clock where the benchmarks measured it
 (coreclock.py): a time row with a clocks twin (`ns/op` beside `clocks/op`)
@@ -184,7 +184,7 @@ def judge(table, values, exact_units=(), history=None):
             change[key] = _log_change(cells[base], cells[head])
     family_drift = _family_drift(change, controls)
     todo, unlike = [], []  # unlike: (index in todo, [(metal, target) values per run])
-    like_a_control = set()  # indices in todo whose raw change lies between the two controls' changes
+    like_a_control = set()  # indices in todo of rows that moved as one of their controls did
     for r in table.rows:
         key = (r.group, r.name, r.unit)
         cells = values.get(key, {})
@@ -214,11 +214,10 @@ def judge(table, values, exact_units=(), history=None):
             j.clock_pct = _pct(clock[key])
         hc = h / math.exp(drift)
         j.change_pct = _pct(_log_change(b, hc))
-        j.band_pct = max(FLOOR_PCT, eps / 2 + SPREAD_Z * math.hypot(_median_se(b), _median_se(h)),
-                         (history or {}).get(key, 0.0))
+        spread = SPREAD_Z * math.hypot(_median_se(b), _median_se(h))
+        j.band_pct = max(FLOOR_PCT, eps / 2 + spread, (history or {}).get(key, 0.0))
         todo.append((j, b, h, hc, r.higher_better))
-        own_band = max(FLOOR_PCT, SPREAD_Z * math.hypot(_median_se(b), _median_se(h)))
-        if drift and _moved_like_a_control(change, pair, key, own_band):
+        if drift and _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
             like_a_control.add(len(todo) - 1)
         if drift:
             metal = values.get((pair[0], r.name, r.unit), {})
