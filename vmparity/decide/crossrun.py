@@ -217,9 +217,9 @@ def judge(table, values, exact_units=(), history=None):
         spread = SPREAD_Z * math.hypot(_median_se(b), _median_se(h))
         j.band_pct = max(FLOOR_PCT, eps / 2 + spread, (history or {}).get(key, 0.0))
         todo.append((j, b, h, hc, r.higher_better))
-        if drift and _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
-            like_a_control.add(len(todo) - 1)
         if drift:
+            if _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
+                like_a_control.add(len(todo) - 1)
             metal = values.get((pair[0], r.name, r.unit), {})
             unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))
     _mark_unlike_metal(todo, unlike, table.alpha)
@@ -321,12 +321,16 @@ def _drift(change, pair, name, unit, family_drift):
     """(D, ε in %) of one row: the controls' mean log change and their disagreement."""
     if not pair:
         return None, 0.0
-    moved = [change.get((c, name, unit)) for c in pair if c]
-    moved = [m for m in moved if m is not None]
+    moved = [m for m in _controls_moved(change, pair, name, unit) if m is not None]
     if not moved:
         return family_drift.get((pair[0], family(name), unit)), 0.0
     eps = 100 * abs(moved[0] - moved[1]) if len(moved) == 2 else 0.0
     return float(np.mean(moved)), eps
+
+
+def _controls_moved(change, pair, name, unit):
+    """The log changes of a row's controls (metal, then metal-aa), None where one has no value."""
+    return [change.get((c, name, unit)) for c in pair or () if c]
 
 
 def _moved_like_a_control(change, pair, key, own_band_pct):
@@ -335,7 +339,7 @@ def _moved_like_a_control(change, pair, key, own_band_pct):
     and metal-aa disagree, the host's drift is somewhere between them, and a target that moved as
     one of them did is within what the controls show, however tight its own samples (a row whose
     repetitions sit on one level has no spread to widen its band: docs/noise.md)."""
-    moved = [change.get((c, key[1], key[2])) for c in pair or () if c]
+    moved = _controls_moved(change, pair, key[1], key[2])
     own = change.get(key)
     if len(moved) != 2 or None in moved or own is None:
         return False
