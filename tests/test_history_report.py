@@ -37,3 +37,26 @@ def test_second_run_names_the_move_the_fingerprint_change_and_the_rule(tmp_path,
     assert "the fingerprint changed `clocksource`, `vdso`" in moved
     assert "(`vdso-fallback`)" in section and "Fix:" in section
     assert "BenchmarkMemcpy" not in section  # it did not move
+
+
+def test_earlier_change_points_are_the_latest_newest_first_with_the_runs_where_most_stepped(tmp_path, cli):
+    """Listed by run, not by track: the row of the later step comes first whatever its target's
+    or name's order, and the runs where rows stepped are named by how many did."""
+    plan = hg.Plan(runs=24, targets=["metal", "metal-aa"], rows=4, seed=4,
+                   names=["BenchmarkA/x=1", "BenchmarkA/x=2", "BenchmarkZ/x=1", "BenchmarkZ/x=2"])
+    hg.plan_cvs(plan)
+    plan.row_cv = {k: 0.01 for k in plan.row_cv}
+    # at run 8 three rows of metal step; at run 16 one row of metal-aa, last in name and target order
+    plan.shifts = [hg.Shift("metal", row, 8, 1.5) for row in (0, 1, 2)] + [hg.Shift("metal-aa", 3, 16, 1.5)]
+    hg.write(plan, tmp_path / "results" / "runs")
+    r = cli("--results-dir", tmp_path / "results", "report", plan.run_id(23))
+    assert r.code == 0, r.err
+    md = (tmp_path / "results" / "runs" / plan.run_id(23) / "report.md").read_text()
+    section = md[md.index("## History"):].split("\n## ")[0]
+    listed = [line for line in section.split("**Earlier change points")[1].splitlines() if line.startswith("- ")]
+    assert len(listed) == 4, section
+    assert listed[0].startswith("- `BenchmarkZ/x=2` on `metal-aa`") and f"at run `{plan.run_id(16)}`" in listed[0]
+    assert all(f"at run `{plan.run_id(8)}`" in line for line in listed[1:])
+    assert "(newest first)" in section
+    assert (f"lie at 2 runs; most rows stepped at `{plan.run_id(8)}` (3 rows of 1 target(s)), "
+            f"`{plan.run_id(16)}` (1 row of 1 target(s))") in section

@@ -20,6 +20,7 @@ from ..render import fold
 
 MAX_MOVED = 20  # rows listed as moved at this run; the rest are counted
 MAX_EARLIER = 10  # earlier change points listed
+MAX_RUNS = 3  # runs named where most earlier rows stepped
 
 
 def history_section(ctx, method=None):
@@ -44,13 +45,43 @@ def history_section(ctx, method=None):
     out += _fingerprint_changes(tracks, h)
     moved = _moved_here(tracks, cps, h, ctx.run_id, method)
     out += moved or ["No row moved at this run.", ""]
-    before = [cp for cp in cps if cp.run_id != ctx.run_id][-MAX_EARLIER:]
-    if before:
-        out += ["**Earlier change points in these tracks** (the latest):", ""]
-        out += [f"- {md_code(cp.track.name)} on {md_code(cp.track.target)} ({md_code(cp.track.unit)}) moved "
-                + change_sentence(cp, h.provenance, md_code) for cp in before]
-        out.append("")
+    out += _earlier(cps, ctx.run_id, h)
     return "\n".join(out)
+
+
+def _earlier(cps, run_id, h):
+    """The MAX_EARLIER latest change points before this run (run ids sort by time), newest first."""
+    before = sorted((cp for cp in cps if cp.run_id != run_id),
+                    key=lambda cp: (cp.track.target, cp.track.name, cp.track.unit))
+    before.sort(key=lambda cp: cp.run_id, reverse=True)  # stable: one run's rows stay in name order
+    if not before:
+        return []
+    shown = before[:MAX_EARLIER]
+    head = (f"the {len(shown)} latest of {len(before)}, newest first" if len(before) > len(shown)
+            else "newest first")
+    return ([f"**Earlier change points in these tracks** ({head}):", ""]
+            + [f"- {md_code(cp.track.name)} on {md_code(cp.track.target)} ({md_code(cp.track.unit)}) moved "
+               + change_sentence(cp, h.provenance, md_code) for cp in shown]
+            + [""] + _busiest_runs(before))
+
+
+def _busiest_runs(before):
+    """One line on the MAX_RUNS runs at which most earlier rows stepped: where a host's history moved as
+    a whole (a new kernel, another machine under the same name) rather than row by row."""
+    per_run = {}
+    for cp in before:
+        rows, targets, keys = per_run.setdefault(cp.run_id, (set(), set(), set()))
+        rows.add((cp.track.target, cp.track.name, cp.track.unit))
+        targets.add(cp.track.target)
+        keys.update(cp.changed or ())
+    if len(per_run) < 2:
+        return []
+    top = sorted(per_run.items(), key=lambda kv: (-len(kv[1][0]), kv[0]))[:MAX_RUNS]
+    parts = []
+    for run_id, (rows, targets, keys) in top:
+        why = f"; the fingerprint changed {', '.join(md_code(k) for k in sorted(keys))}" if keys else ""
+        parts.append(f"{md_code(run_id)} ({len(rows)} row{'' if len(rows) == 1 else 's'} of {len(targets)} target(s){why})")
+    return [f"The earlier change points lie at {len(per_run)} runs; most rows stepped at " + ", ".join(parts) + ".", ""]
 
 
 def _fingerprint_changes(tracks, h):
