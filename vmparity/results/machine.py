@@ -2,7 +2,8 @@
 
 envprobe records it (bench-src/go/envprobe/machine.go): on metal a digest of
 what stays with the hardware and its installation (/etc/machine-id, the DMI
-product UUID, the CPU model and microcode); in a container or guest the lab
+product UUID, the CPU's model name, family/model/stepping and L3 size; the
+microcode is evidence only); in a container or guest the lab
 passes the host's own value in (VMPARITY_MACHINE), since a container's
 hostname changes every run and a guest's /etc/machine-id is its image's.
 Like-for-like across runs is decided by it (pr-comment, the cross-run band's

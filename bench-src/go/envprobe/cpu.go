@@ -22,6 +22,7 @@ var extraFlags = []string{"tsc", "rdtscp", "tsc_known_freq", "erms", "fsrm", "av
 type cpuInfo struct {
 	model, vendor string
 	microcode     string // the first processor's microcode revision, "" when not shown
+	signature     string // "family F model M stepping S" of the first processor, "" when not shown
 	flags         map[string]bool
 	flagsErr      string // reason when flags could not be read
 	hvBit         bool   // CPUID.1:ECX bit 31
@@ -96,6 +97,11 @@ func parseCPUInfo(f *os.File, c *cpuInfo) {
 		case "microcode":
 			if c.microcode == "" {
 				c.microcode = v
+			}
+		case "cpu family", "model", "stepping":
+			// the first processor's three, in /proc/cpuinfo's order (family, model, stepping)
+			if strings.Count(c.signature, " ") < 5 {
+				c.signature = strings.TrimSpace(c.signature + " " + strings.TrimPrefix(k, "cpu ") + " " + v)
 			}
 		case "vendor_id":
 			if strings.HasPrefix(c.vendor, "unknown") {

@@ -258,6 +258,19 @@ func TestMachineIdentity(t *testing.T) {
 	if other, _ := Machine("", read, "Intel Xeon", ""); other == metal {
 		t.Errorf("another CPU model, same identity %s", other)
 	}
+	// a VM started again on another host: the same machine-id and model name, another CPU under them
+	xeon := cpuInfo{model: "Intel(R) Xeon(R) Processor", signature: "family 6 model 207 stepping 2"}
+	before, _ := Machine("", read, hardwareOf(xeon, "503316480"), "0x1")
+	after, ev := Machine("", read, hardwareOf(xeon, "314572800"), "0x1")
+	if before == after {
+		t.Errorf("another L3 under the same machine-id and model name, same identity %s", after)
+	}
+	if !strings.Contains(ev, "family 6 model 207 stepping 2; l3 314572800") {
+		t.Errorf("evidence %q does not say what the hardware was", ev)
+	}
+	if again, _ := Machine("", read, hardwareOf(xeon, "314572800"), "0x1"); again != after {
+		t.Errorf("the same hardware, another identity: %s vs %s", again, after)
+	}
 	for _, target := range []string{"container", "guest"} {
 		got, ev := Machine(metal, func(string) (string, error) { return "image-machine-id", nil }, "QEMU Virtual CPU", "")
 		if got != metal || !strings.Contains(ev, MachineEnv) {

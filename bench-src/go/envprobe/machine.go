@@ -29,10 +29,18 @@ var machineValue = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 // Machine returns the `machine` key (a stable identity of the physical
 // machine) and `machine-evidence` (what it was made from). From
 // VMPARITY_MACHINE when set (checked: one short token), else the first 16
-// hex digits of SHA-256 over the sources read here plus the CPU model and
+// hex digits of SHA-256 over the sources read here plus the hardware the CPU
+// presents (hardwareOf: its model name, family/model/stepping and L3 size) and
 // microcode (a microcode update is the same machine: it is in the evidence,
 // not in the identity, so that a firmware update does not start a new series).
-func Machine(env string, read func(string) (string, error), cpuModel, microcode string) (string, string) {
+//
+// Why the hardware and not the model name alone: a cloud VM keeps its
+// /etc/machine-id when it is stopped and started on another host, and a
+// hypervisor may show every CPU as "Intel(R) Xeon(R) Processor". One such VM
+// went on 2026-11-27 from a host with a 480 MiB L3 and a 2.6 GHz TSC to one
+// with 300 MiB and 2.1 GHz under the same identity, and 1644 rows of its
+// history stepped at once while "this machine's usual" mixed the two hosts.
+func Machine(env string, read func(string) (string, error), hardware, microcode string) (string, string) {
 	if env != "" {
 		if !machineValue.MatchString(env) {
 			return Unknown("%s=%q is not one token of letters, digits and ._:-", MachineEnv, env), "set by the caller, refused"
@@ -50,11 +58,11 @@ func Machine(env string, read func(string) (string, error), cpuModel, microcode 
 		used = append(used, s.name)
 	}
 	if len(used) == 0 {
-		return Unknown("neither %s readable", strings.Join(namesOf(), " nor ")), "cpu " + cpuModel
+		return Unknown("neither %s readable", strings.Join(namesOf(), " nor ")), "cpu " + hardware
 	}
-	parts = append(parts, "cpu="+cpuModel)
+	parts = append(parts, "cpu="+hardware)
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
-	evidence := fmt.Sprintf("sha256 of %s, cpu model", strings.Join(used, ", "))
+	evidence := fmt.Sprintf("sha256 of %s, cpu %s", strings.Join(used, ", "), hardware)
 	if len(missing) > 0 {
 		evidence += " (unreadable: " + strings.Join(missing, ", ") + ")"
 	}
@@ -72,14 +80,25 @@ func namesOf() []string {
 	return out
 }
 
+// hardwareOf is what the CPU presents that stays with the machine: its model
+// name, family/model/stepping (the model name may be a hypervisor's generic
+// one) and the size of its last-level cache in bytes (sysfs).
+func hardwareOf(cpu cpuInfo, l3 string) string {
+	out := cpu.model
+	if cpu.signature != "" {
+		out += "; " + cpu.signature
+	}
+	return out + "; l3 " + l3
+}
+
 // probeMachine is Machine on this system.
 func probeMachine(cpu cpuInfo) (string, string) {
-	return Machine(os.Getenv(MachineEnv), readTrim, cpu.model, cpu.microcode)
+	return Machine(os.Getenv(MachineEnv), readTrim, hardwareOf(cpu, sysfsCache("3", "Unified")), cpu.microcode)
 }
 
 // ProbeMachine is this machine's own identity (VMPARITY_MACHINE ignored: it
 // is what the lab reads on a host to pass to that host's targets).
 func ProbeMachine() (string, string) {
 	cpu := probeCPU()
-	return Machine("", readTrim, cpu.model, cpu.microcode)
+	return Machine("", readTrim, hardwareOf(cpu, sysfsCache("3", "Unified")), cpu.microcode)
 }
