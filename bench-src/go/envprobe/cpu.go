@@ -20,13 +20,13 @@ var flagKeys = []struct{ key, flag string }{
 var extraFlags = []string{"tsc", "rdtscp", "tsc_known_freq", "erms", "fsrm", "avx2", "avx512f"}
 
 type cpuInfo struct {
-	model, vendor string
-	microcode     string // the first processor's microcode revision, "" when not shown
-	signature     string // "family F model M stepping S" of the first processor, "" when not shown
-	flags         map[string]bool
-	flagsErr      string // reason when flags could not be read
-	hvBit         bool   // CPUID.1:ECX bit 31
-	hvSignature   string
+	model, vendor            string
+	microcode                string // the first processor's microcode revision, "" when not shown
+	family, number, stepping string // the first processor's "cpu family", "model" and "stepping", "" when not shown
+	flags                    map[string]bool
+	flagsErr                 string // reason when flags could not be read
+	hvBit                    bool   // CPUID.1:ECX bit 31
+	hvSignature              string
 }
 
 func (c cpuInfo) flag(name string) string {
@@ -98,10 +98,17 @@ func parseCPUInfo(f *os.File, c *cpuInfo) {
 			if c.microcode == "" {
 				c.microcode = v
 			}
-		case "cpu family", "model", "stepping":
-			// the first processor's three, in /proc/cpuinfo's order (family, model, stepping)
-			if strings.Count(c.signature, " ") < 5 {
-				c.signature = strings.TrimSpace(c.signature + " " + strings.TrimPrefix(k, "cpu ") + " " + v)
+		case "cpu family":
+			if c.family == "" {
+				c.family = v
+			}
+		case "model":
+			if c.number == "" {
+				c.number = v
+			}
+		case "stepping":
+			if c.stepping == "" {
+				c.stepping = v
 			}
 		case "vendor_id":
 			if strings.HasPrefix(c.vendor, "unknown") {

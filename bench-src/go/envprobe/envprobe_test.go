@@ -259,7 +259,7 @@ func TestMachineIdentity(t *testing.T) {
 		t.Errorf("another CPU model, same identity %s", other)
 	}
 	// a VM started again on another host: the same machine-id and model name, another CPU under them
-	xeon := cpuInfo{model: "Intel(R) Xeon(R) Processor", signature: "family 6 model 207 stepping 2"}
+	xeon := cpuInfo{model: "Intel(R) Xeon(R) Processor", family: "6", number: "207", stepping: "2"}
 	before, _ := Machine("", read, hardwareOf(xeon, "503316480"), "0x1")
 	after, ev := Machine("", read, hardwareOf(xeon, "314572800"), "0x1")
 	if before == after {

@@ -85,20 +85,24 @@ func namesOf() []string {
 // one) and the size of its last-level cache in bytes (sysfs).
 func hardwareOf(cpu cpuInfo, l3 string) string {
 	out := cpu.model
-	if cpu.signature != "" {
-		out += "; " + cpu.signature
+	if cpu.family != "" || cpu.number != "" || cpu.stepping != "" {
+		out += fmt.Sprintf("; family %s model %s stepping %s", cpu.family, cpu.number, cpu.stepping)
 	}
 	return out + "; l3 " + l3
 }
 
-// probeMachine is Machine on this system.
+// machineOn is Machine on this system, env the caller's VMPARITY_MACHINE ("" for its own).
+func machineOn(env string, cpu cpuInfo) (string, string) {
+	return Machine(env, readTrim, hardwareOf(cpu, sysfsCache("3", "Unified")), cpu.microcode)
+}
+
+// probeMachine is Machine on this system, as its targets are told it.
 func probeMachine(cpu cpuInfo) (string, string) {
-	return Machine(os.Getenv(MachineEnv), readTrim, hardwareOf(cpu, sysfsCache("3", "Unified")), cpu.microcode)
+	return machineOn(os.Getenv(MachineEnv), cpu)
 }
 
 // ProbeMachine is this machine's own identity (VMPARITY_MACHINE ignored: it
 // is what the lab reads on a host to pass to that host's targets).
 func ProbeMachine() (string, string) {
-	cpu := probeCPU()
-	return Machine("", readTrim, hardwareOf(cpu, sysfsCache("3", "Unified")), cpu.microcode)
+	return machineOn("", probeCPU())
 }
