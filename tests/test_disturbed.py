@@ -319,3 +319,52 @@ def test_the_re_measures_are_compared_on_the_rows_that_sent_the_second_pass(tmp_
     assert second["kept"] is True and second["after-shift-pct"] < 5
     (row,) = [b.values[0] for name, b in parse_file(staging / "metal-aa.txt").benchmarks.items() if name == one_row]
     assert max(row) / min(row) < 1.2
+
+
+def _noisy_clock_hour(spell=None, every_round=None, n_rounds=10):
+    """{target: rounds} of clock's rows in time and core clocks, as in a noisy hour: each
+    repetition's time moved ±8 % by the host's clock (a turbo bin; core clocks unmoved), the
+    core clocks within 0.3 %. spell: (target, round, factor) slows that repetition's cycles
+    (both measures); every_round: (target, factor) a real difference of the target's core
+    clocks and time in every round."""
+    names = [f"BenchmarkClock/clock=c{i}/path=vdso" for i in range(5)]
+    out = {}
+    for t_i, target in enumerate(TARGETS):
+        rng = __import__("random").Random(t_i)
+        out[target] = {}
+        for k in range(1, n_rounds + 1):
+            hz = 1 + rng.choice((-0.08, -0.04, 0.0, 0.04, 0.08))
+            f = spell[2] if spell and (target, k) == spell[:2] else 1.0
+            f *= every_round[1] if every_round and target == every_round[0] else 1.0
+            out[target][k] = {}
+            for i, n in enumerate(names):
+                jitter = 1 + 0.003 * rng.uniform(-1, 1)
+                out[target][k][(n, "clocks/op")] = 40.0 * (1 + i) * f * jitter
+                out[target][k][(n, "ns/op")] = 20.0 * (1 + i) * f * jitter * hz
+    return out
+
+
+def test_a_spell_in_core_clocks_is_flagged_where_the_hosts_clock_hides_it_in_time():
+    # metal's round 3 lost 15 % of its cycles; its time rows move ±8 % every round with the host's
+    # clock, so in time the job's usual scatter puts the threshold above 15 %: the core clocks,
+    # steady within 0.3 %, show the spell
+    by_target = _noisy_clock_hour(spell=("metal", 3, 1.15))
+    flagged, thresholds = disturbed.find(by_target, None)
+    assert thresholds[disturbed.TIME][CLOCK] > 15 and thresholds[disturbed.CLOCKS][CLOCK] == 3.0
+    assert [(f["target"], f["round"], f["job"], f["measure"]) for f in flagged] == [
+        ("metal", 3, CLOCK, disturbed.CLOCKS)]
+    assert flagged[0]["shift-pct"] == pytest.approx(15, abs=1) and flagged[0]["threshold-pct"] == 3.0
+
+
+def test_a_real_difference_in_core_clocks_in_every_round_is_not_flagged():
+    flagged, _ = disturbed.find(_noisy_clock_hour(every_round=("container-nolimit", 1.1)), None)
+    assert flagged == []
+
+
+def test_the_report_says_a_repetition_was_slower_in_core_clocks(tmp_path):
+    (tmp_path / "rounds.json").write_text(json.dumps({
+        "schema": "vmparity-rounds/1", "hosts": {}, "remeasured": [
+            {"target": "metal", "round": 3, "job": CLOCK, "shift-pct": 15.2, "rows": 15, "measure": disturbed.CLOCKS,
+             "after-shift-pct": 0.4, "host": "localhost", "threshold-pct": 3.0, "status": "measured again"}]}))
+    text = run_quality.hygiene(SimpleNamespace(run_dir=tmp_path))
+    assert "- `metal` round 3, `clock`: +15.2 % over its 15 rows in core clocks, +0.4 % measured again" in text

@@ -14,6 +14,13 @@ over the rounds (oriented so that slower is positive); the repetition is
 
 (the usual scatter: 1.4826 · MAD of that median over every target and round
 of the host) and at least AGREE of its rows are slower than their median.
+A job is held so twice, in its time rows and in its core-clock rows apart
+(MEASURES): a repetition in a lower turbo bin is slower in time only, and a
+spell that takes the core's cycles (a neighbour on the physical core) slows
+both; but in a noisy hour the host's clock moves every repetition's time by
+±5–10 %, so the time rows' usual scatter puts their threshold at 20–30 % and
+hides a 15 % spell that the core-clock rows, the rows a container is decided
+in at an equal clock, show against a scatter of under 1 %.
 A real difference of a target is in all of its rounds, so it moves the
 median, not one round: it is never flagged. Only slowdowns are flagged:
 interference slows, it does not speed up.
@@ -64,17 +71,25 @@ MIN_ROUNDS = 3  # fewer rounds have no median to be disturbed against
 # for what it always does.
 ROW_MIN_SHIFT_PCT = 10.0
 K_ROW_SCATTER = 5.0
+# The measures a job's shift is taken in, each over its own rows: mixing them would
+# halve the median shift of a spell that shows in one of them only.
+TIME, CLOCKS = "time", "core clocks"
+MEASURES = (TIME, CLOCKS)
 
 
-def deviations(rounds):
+def measured_units(measure):
+    """The units a job's shift in `measure` is taken over: time and throughput (the speed
+    units but core clocks), or the core-clock units."""
+    clocks = core_clock_units()
+    return speed_units() - clocks if measure == TIME else clocks
+
+
+def deviations(rounds, measure=TIME):
     """{(benchmark, unit): {round: log ratio of that round's value to the row's median over
-    the rounds}} of one target's time and throughput rows (slower positive), for rows
-    measured in at least MIN_ROUNDS rounds; rounds: {round: {(benchmark, unit): value}}."""
+    the rounds}} of one target's rows in `measure` (slower positive), for rows measured in
+    at least MIN_ROUNDS rounds; rounds: {round: {(benchmark, unit): value}}."""
     higher = {u for u, h in known_units().items() if h}
-    # Core clocks (clocks/op, …) are left out: a repetition in a lower turbo bin is
-    # slower in time but not in clocks, and a job's clocks rows beside its time rows
-    # would halve its median shift and hide the spell the time rows show.
-    speed = speed_units() - core_clock_units()
+    speed = measured_units(measure)
     rows = {}
     for k, values in rounds.items():
         for (name, unit), v in values.items():
@@ -88,11 +103,11 @@ def deviations(rounds):
     return out
 
 
-def shifts(rounds):
+def shifts(rounds, measure=TIME):
     """{(round, job): (median slowdown in log units, share of rows slower than their median, rows)}
-    for one target; rounds: {round: {(benchmark, unit): value}}."""
+    for one target's rows in `measure`; rounds: {round: {(benchmark, unit): value}}."""
     per = {}
-    for (name, _), devs in deviations(rounds).items():
+    for (name, _), devs in deviations(rounds, measure).items():
         for k, dev in devs.items():
             per.setdefault((k, job_of(name)), []).append(dev)
     out = {}
@@ -124,26 +139,28 @@ def find(by_target, limit, emulated=()):
     pass's before the other targets', whole jobs before single rows (a job's spell moves all
     its rows), then the most rows, the largest shift first, emulated targets (TCG guests,
     which differ from metal ten times beyond any spell) last.
-    by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, threshold per job)
-    with flagged = [{"target", "round", "job", "shift-pct", "rows"}], plus "slower-rows"
-    {benchmark: shift %} where only those rows were slower."""
-    all_shifts = {t: shifts(rs) for t, rs in by_target.items() if len(rs) >= MIN_ROUNDS}
-    by_job = {}
-    for per in all_shifts.values():
-        for (_, job), (med, _, _) in per.items():
-            by_job.setdefault(job, []).append(med)
-    threshold = {job: max(math.log1p(MIN_SHIFT_PCT / 100),
-                          K_SCATTER * MAD_NORMAL * float(np.median(np.abs(np.asarray(meds) - np.median(meds)))))
-                 for job, meds in by_job.items()}
+    by_target: {target: {round: {(benchmark, unit): value}}}. Returns (flagged, thresholds)
+    with flagged = [{"target", "round", "job", "shift-pct", "rows"}] plus, for a whole job,
+    "measure" (TIME or CLOCKS, the one it was slower in by more) and its "threshold-pct",
+    or "slower-rows" {benchmark: shift %} where only those rows were slower; thresholds:
+    {measure: {job: threshold %}}."""
+    measured = [t for t, rs in by_target.items() if len(rs) >= MIN_ROUNDS]
+    all_shifts = {m: {t: shifts(by_target[t], m) for t in measured} for m in MEASURES}
+    threshold = {m: _thresholds(all_shifts[m]) for m in MEASURES}
     flagged = []
-    for t, per in all_shifts.items():
+    for t in measured:
         rows_slower = slower_rows(by_target[t]) if t not in emulated else {}
-        for (k, job), (med, agree, n) in per.items():
-            if med >= threshold[job] and agree >= AGREE:
+        for k, job in sorted({key for m in MEASURES for key in all_shifts[m][t]}):
+            slow = [(med, m, n) for m in MEASURES for med, agree, n in [all_shifts[m][t].get((k, job), (0, 0, 0))]
+                    if n and med >= threshold[m][job] and agree >= AGREE]
+            if slow:
+                med, m, n = max(slow)
                 flagged.append({"target": t, "round": k, "job": job, "shift-pct": round(math.expm1(med) * 100, 2),
-                                "rows": n})
+                                "rows": n, "measure": m,
+                                "threshold-pct": round(math.expm1(threshold[m][job]) * 100, 2)})
             elif (k, job) in rows_slower:
                 slower = rows_slower[(k, job)]
+                n = all_shifts[TIME][t].get((k, job), (0, 0, 0))[2]
                 flagged.append({"target": t, "round": k, "job": job,
                                 "shift-pct": round(math.expm1(max(slower.values())) * 100, 2), "rows": n,
                                 "slower-rows": {name: round(math.expm1(v) * 100, 2) for name, v in sorted(slower.items())}})
@@ -152,7 +169,20 @@ def find(by_target, limit, emulated=()):
     # the most slower rows
     flagged.sort(key=lambda f: (f["target"] in emulated, not _reference(f["target"]), "slower-rows" in f,
                                 -len(f.get("slower-rows", ())), -f["shift-pct"], f["target"], f["round"], f["job"]))
-    return flagged[:limit] if limit is not None else flagged, {j: round(math.expm1(v) * 100, 2) for j, v in threshold.items()}
+    pct = {m: {j: round(math.expm1(v) * 100, 2) for j, v in threshold[m].items()} for m in MEASURES}
+    return flagged[:limit] if limit is not None else flagged, pct
+
+
+def _thresholds(shifts_by_target):
+    """{job: max(MIN_SHIFT_PCT, K_SCATTER · the job's usual scatter)} in log units, the usual
+    scatter 1.4826 · MAD of the job's median shift over every target and round."""
+    by_job = {}
+    for per in shifts_by_target.values():
+        for (_, job), (med, _, _) in per.items():
+            by_job.setdefault(job, []).append(med)
+    return {job: max(math.log1p(MIN_SHIFT_PCT / 100),
+                     K_SCATTER * MAD_NORMAL * float(np.median(np.abs(np.asarray(meds) - np.median(meds)))))
+            for job, meds in by_job.items()}
 
 
 def _reference(target):
@@ -216,7 +246,8 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     out_dir.mkdir(parents=True, exist_ok=True)
     for n, f in enumerate(flagged, len(before) + 1):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
-    record = {"host": host, "limit": limit, "threshold-pct": thresholds, "remeasure": before + flagged}
+    record = {"host": host, "limit": limit, "threshold-pct": thresholds[TIME],
+              "clocks-threshold-pct": thresholds[CLOCKS], "remeasure": before + flagged}
     (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return dict(record, remeasure=flagged)
 
@@ -259,9 +290,10 @@ def replacements(staging_run):
         rec = json.loads(plan_file.read_text(encoding="utf-8"))
         for f in rec.get("remeasure", []):
             path = staging_run / f["file"]
-            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "slower-rows", "pass",
-                                       "after-shift-pct") if k in f}
-            entry.update(host=rec["host"], **{"threshold-pct": rec["threshold-pct"].get(f["job"])})
+            entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "measure", "slower-rows",
+                                       "pass", "after-shift-pct") if k in f}
+            entry.update(host=rec["host"], **{"threshold-pct": f.get("threshold-pct",
+                                                                    rec["threshold-pct"].get(f["job"]))})
             if _measured(path):
                 out.setdefault((f["target"], f["round"]), []).append((f["job"], path.read_text(encoding="utf-8")))
                 entry["status"] = "measured again"
@@ -326,14 +358,14 @@ def second_kept_or_not(records):
 
 def _after_shifts(records, by_target):
     """Set `after-shift-pct` of each record from {target: {round: {(benchmark, unit): value}}}
-    with its re-measure in place: the job's median shift, or the largest shift of the rows
-    that were slower."""
+    with its re-measure in place: the job's median shift in the measure it was flagged in,
+    or the largest shift of the rows that were slower."""
     cache = {}
     for r in records:
-        t = r["target"]
-        if t not in cache:
-            cache[t] = deviations(by_target.get(t, {})), shifts(by_target.get(t, {}))
-        devs, per_job = cache[t]
+        t, m = r["target"], r.get("measure", TIME)
+        if (t, m) not in cache:
+            cache[(t, m)] = deviations(by_target.get(t, {})), shifts(by_target.get(t, {}), m)
+        devs, per_job = cache[(t, m)]
         if "slower-rows" in r:
             after = [d[r["round"]] for (name, _), d in devs.items() if name in r["slower-rows"] and r["round"] in d]
             r["after-shift-pct"] = round(math.expm1(max(after)) * 100, 2) if after else None

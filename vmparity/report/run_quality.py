@@ -8,6 +8,7 @@ import math
 from ..decide import clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
+from ..lab import disturbed
 from ..stats.sensitivity import POWER
 from ..render import fmt
 from ..render.escape import md_code, md_text
@@ -149,6 +150,12 @@ def _added(rs):
 CLEAN_PCT = 3.0
 
 
+def _in_measure(record):
+    """ " in core clocks" for a job found slower in its core-clock rows (disturbed.CLOCKS), where
+    its time rows may not have been: the host's clock moved them too much to tell."""
+    return f" in {md_text(record['measure'])}" if record.get("measure", disturbed.TIME) != disturbed.TIME else ""
+
+
 def _remeasured(records):
     """The bullet that sums up the re-measured repetitions, and the list of them folded
     under it (a busy run re-measures a hundred)."""
@@ -169,7 +176,7 @@ def _remeasured(records):
         slower = r.get("slower-rows")
         where = (f"{len(slower)} benchmark(s) up to {before:+.1f} % "
                  f"({', '.join(md_code(n) for n in list(slower)[:3])}{', …' if len(slower) > 3 else ''})"
-                 if slower else f"{before:+.1f} % over its {md_text(r['rows'])} rows")
+                 if slower else f"{before:+.1f} % over its {md_text(r['rows'])} rows{_in_measure(r)}")
         line = f"- {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: {where}"
         if r.get("pass") == 2:
             line += " in its first re-measure"
