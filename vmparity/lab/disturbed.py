@@ -39,7 +39,8 @@ of this rule: their rows differ from metal far beyond any spell, and a
 re-measure there costs ten times as much.
 
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
-at most bench_remeasure_max per host: metal and metal-aa first, whole jobs
+after the planned rounds and the rounds added for the wide rows, whose
+repetitions a spell reaches as often; at most bench_remeasure_max per host: metal and metal-aa first, whole jobs
 before single rows, then the most slower rows, the largest shifts, TCG guests
 last) after the rounds, and a second
 time those whose re-measure is still disturbed (`plan(..., again=True)`);
@@ -305,8 +306,14 @@ def replacements(staging_run):
 
 def replace_job(text, job, new_text):
     """A round file's text with the result lines of `job` replaced by those of `new_text`
-    (at the place of the first line replaced); configuration and other jobs stay."""
-    new = [line for line in new_text.split("\n") if line.startswith("Benchmark")]
+    (at the place of the first line replaced); configuration and other jobs stay. Where the
+    round measured some of the job's benchmarks only (a round added for the wide rows runs
+    memcpy from its smallest wide size on, round_record.in_round), the re-measure's other
+    benchmarks are left out: the round's record says which benchmarks it holds."""
+    old = {line.split(maxsplit=1)[0] for line in text.split("\n")
+           if line.startswith("Benchmark") and job_of(line.split(maxsplit=1)[0]) == job}
+    new = [line for line in new_text.split("\n")
+           if line.startswith("Benchmark") and (not old or line.split(maxsplit=1)[0] in old)]
     out, placed = [], False
     for line in text.split("\n"):
         fields = line.split(maxsplit=1)
