@@ -3,7 +3,8 @@
 The planned rounds give every row the same number of repetitions, but not the
 same noise: on a shared host a 1 KiB copy agrees with itself within 0.2 % from
 round to round, while a 10 MiB copy moves 15-30 % with the host's memory
-bandwidth (docs/noise.md). After the planned rounds and their re-measures, the
+bandwidth (docs/noise.md). After the planned rounds (and before the re-measures of
+the disturbed repetitions, which look at the added rounds too, disturbed.py), the
 bench role asks `plan_next` for one more round at a time, as Phoronix's dynamic
 run count does: each added round runs, on metal, its A/A pass and the targets
 whose rows are still wide, only the benchrun jobs of the rows whose minimum

@@ -18,7 +18,7 @@ A job is held so twice, in its time rows and in its core-clock rows apart
 (MEASURES): a repetition in a lower turbo bin is slower in time only, and a
 spell that takes the core's cycles (a neighbour on the physical core) slows
 both; but in a noisy hour the host's clock moves every repetition's time by
-±5–10 %, so the time rows' usual scatter puts their threshold at 20–30 % and
+±5–10 %, so the time rows' usual scatter puts their threshold at 20–50 % and
 hides a 15 % spell that the core-clock rows, the rows a container is decided
 in at an equal clock, show against a scatter of under 1 %.
 A real difference of a target is in all of its rounds, so it moves the
@@ -39,10 +39,10 @@ of this rule: their rows differ from metal far beyond any spell, and a
 re-measure there costs ten times as much.
 
 The lab measures each flagged repetition again (`benchrun --only '^job$'`,
-after the planned rounds and the rounds added for the wide rows, whose
-repetitions a spell reaches as often; at most bench_remeasure_max per host: metal and metal-aa first, whole jobs
+at most bench_remeasure_max per host: metal and metal-aa first, whole jobs
 before single rows, then the most slower rows, the largest shifts, TCG guests
-last) after the rounds, and a second
+last) after the planned rounds and the rounds added for the wide rows (a spell
+reaches those as often), and a second
 time those whose re-measure is still disturbed (`plan(..., again=True)`);
 merge-rounds puts the new lines in place of the old in that round, and
 rounds.json keeps every figure under `remeasured`. Nothing is dropped
