@@ -368,3 +368,24 @@ def test_the_report_says_a_repetition_was_slower_in_core_clocks(tmp_path):
              "after-shift-pct": 0.4, "host": "localhost", "threshold-pct": 3.0, "status": "measured again"}]}))
     text = run_quality.hygiene(SimpleNamespace(run_dir=tmp_path))
     assert "- `metal` round 3, `clock`: +15.2 % over its 15 rows in core clocks, +0.4 % measured again" in text
+
+
+def _spells(n_rounds, slow_rounds, factor=1.5):
+    """One target's clock rows over n_rounds, slow_rounds of them `factor` slower."""
+    rows = {("BenchmarkClock/x", "ns/op"): 10.0, ("BenchmarkClock/y", "ns/op"): 20.0}
+    return {k: {key: v * (factor if k in slow_rounds else 1.0) * (1 + 0.001 * k) for key, v in rows.items()}
+            for k in range(1, n_rounds + 1)}
+
+
+def test_the_limit_is_shared_out_so_no_target_keeps_more_spells_than_the_others():
+    # measuring metal's spells again and not the container's would leave the container alone slow
+    by_target = {"metal": _spells(12, {2, 5, 8}), "metal-aa": _spells(12, set()),
+                 "container-nolimit": _spells(12, {3, 6, 9, 11})}
+    flagged, _ = disturbed.find(by_target, limit=4)
+    assert sorted(f["target"] for f in flagged) == ["container-nolimit", "container-nolimit", "metal", "metal"]
+    flagged, _ = disturbed.find(by_target, limit=1)
+    assert [f["target"] for f in flagged] == ["container-nolimit"]  # the most left
+    flagged, _ = disturbed.find(by_target, limit=6)
+    left = {t: len([k for k in (2, 5, 8) if t == "metal"] + [k for k in (3, 6, 9, 11) if t == "container-nolimit"])
+               - sum(f["target"] == t for f in flagged) for t in ("metal", "container-nolimit")}
+    assert left == {"metal": 0, "container-nolimit": 1}
