@@ -152,8 +152,9 @@ def find(by_target, limit, emulated=()):
     for t in measured:
         rows_slower = slower_rows(by_target[t]) if t not in emulated else {}
         for k, job in sorted({key for m in MEASURES for key in all_shifts[m][t]}):
-            slow = [(med, m, n) for m in MEASURES for med, agree, n in [all_shifts[m][t].get((k, job), (0, 0, 0))]
-                    if n and med >= threshold[m][job] and agree >= AGREE]
+            slow = [(med, m, n) for m in MEASURES if (k, job) in all_shifts[m][t]
+                    for med, agree, n in (all_shifts[m][t][(k, job)],)
+                    if med >= threshold[m][job] and agree >= AGREE]
             if slow:
                 med, m, n = max(slow)
                 flagged.append({"target": t, "round": k, "job": job, "shift-pct": round(math.expm1(med) * 100, 2),
@@ -328,14 +329,14 @@ def replace_job(text, job, new_text):
     round measured some of the job's benchmarks only (a round added for the wide rows runs
     memcpy from its smallest wide size on, round_record.in_round), the re-measure's other
     benchmarks are left out: the round's record says which benchmarks it holds."""
-    old = {line.split(maxsplit=1)[0] for line in text.split("\n")
-           if line.startswith("Benchmark") and job_of(line.split(maxsplit=1)[0]) == job}
-    new = [line for line in new_text.split("\n")
-           if line.startswith("Benchmark") and (not old or line.split(maxsplit=1)[0] in old)]
+    def name(line):
+        return line.split(maxsplit=1)[0] if line.startswith("Benchmark") else None
+
+    old = {name(line) for line in text.split("\n") if name(line) and job_of(name(line)) == job}
+    new = [line for line in new_text.split("\n") if name(line) and (not old or name(line) in old)]
     out, placed = [], False
     for line in text.split("\n"):
-        fields = line.split(maxsplit=1)
-        if line.startswith("Benchmark") and fields and job_of(fields[0]) == job:
+        if name(line) and job_of(name(line)) == job:
             if not placed:
                 out.extend(new)
                 placed = True
