@@ -162,24 +162,27 @@ def explained_pair(tmp_path, metal, box, extra_rows, seed):
 
 
 def lab_run(run, seed=0, count=6, noise=0.02, drift=0.0, effect=None, metal_spell=None, rounds_record=False,
-            machine=None):
+            machine=None, spells=None):
     """A lab run directory: metal, metal-aa and container-nolimit measured in interleaved rounds.
     Every round has a shared drift factor (the machine's speed that moment) that hits all three.
     effect=(name prefix, factor) changes those rows of the container; metal_spell=(name prefix,
     factor) slows those rows of metal alone (its pass ran in slow spells). rounds_record: write
     rounds.json too (which round each value is from), so the run is decided paired by round.
-    machine: the `machine` key every file names (none by default)."""
+    machine: the `machine` key every file names (none by default). spells=(share, factor): each
+    target's repetition of a round is, with that chance, slower by the factor, every row of it (a
+    noisy hour of the shared host: one-sided, and each target's in other rounds)."""
     rng = random.Random(seed)
     run.mkdir(parents=True, exist_ok=True)
     drifts = [1 + drift * rng.uniform(-1, 1) for _ in range(count)]
     for target in ("metal", "metal-aa", "container-nolimit"):
+        slow = [spells[1] if spells and rng.random() < spells[0] else 1.0 for _ in range(count)]
         cfg = dict(METAL, target=target, count=str(count), **({"machine": machine} if machine else {}))
         if target == "container-nolimit":
             cfg["target-kind"] = "container"
         benches = suite(cfg, random.Random(rng.random()), count=count, noise=noise)
         for name, units in benches.items():
             for unit, vals in units.items():
-                scale = list(drifts)
+                scale = [x * y for x, y in zip(drifts, slow)]
                 if effect and target == "container-nolimit" and effect[0] in name:
                     scale = [x * (effect[1] if unit != "B/s" else 1 / effect[1]) for x in scale]
                 if metal_spell and target == "metal" and metal_spell[0] in name:

@@ -50,6 +50,7 @@ class Evidence:
     change: float  # median of d (log)
     spread: float  # robust spread of d (log), NaN when n < 2
     p: float
+    fast: object = None  # fastlevel.FastEvidence of the row's sides, where the caller had them
 
     @property
     def pct(self):
@@ -87,14 +88,15 @@ def against_passes(metal, aa, target):
 TWO_PASS_FLOOR = math.sqrt(3) / 2
 
 
-def evidence(d):
+def evidence(d, fast=None):
+    """The per-round differences d summed up; fast: the row's fastlevel.FastEvidence, if any."""
     d = np.asarray(d, dtype=float)
     n = len(d)
     if n == 0:
-        return Evidence(0, 0.0, math.nan, 1.0)
+        return Evidence(0, 0.0, math.nan, 1.0, fast)
     change = float(np.median(d))
     spread = MAD_NORMAL * mad_factor(n) * float(np.median(np.abs(d - change))) if n >= 2 else math.nan
-    return Evidence(n, change, spread, signed_rank_p(d))
+    return Evidence(n, change, spread, signed_rank_p(d), fast)
 
 
 def signed_rank_p(d):
@@ -113,6 +115,15 @@ class PairedModel:
     aa_change: dict = field(default_factory=dict)  # (name, unit) -> |Δ_AA| % of the rows in beyond_rows
     family_spread: dict = field(default_factory=dict)  # (base, unit) -> s_AA: median spread of the A/A's d
     floor_scale: float = 1.0  # s_AA's share that floors a row's spread (TWO_PASS_FLOOR against both passes)
+    fast: object = None  # fastlevel.FastModel: a row is beyond when either rule says so (with_fast)
+
+    def with_fast(self, fast):
+        """This model with the fast-level rule beside it: its A/A rows beyond join beyond_rows,
+        the run's A/A figure (the paired rule's own band keeps its own A/A rows)."""
+        self.fast = fast
+        mine = {(name, unit) for name, unit, _, _ in self.beyond_rows}
+        self.beyond_rows += [row for row in fast.beyond_rows if row[:2] not in mine]
+        return self
 
     def se(self, name, unit, ev):
         """The standard error (log) of the row's median difference, the family's A/A spread its floor."""
@@ -137,12 +148,33 @@ class PairedModel:
         return max(FLOOR_PCT, own, math.expm1(K_SE * self.scale(name, unit) * se) * 100)
 
     def beyond(self, name, unit, ev):
+        return self._paired_beyond(name, unit, ev) or self._fast_beyond(name, unit, ev)
+
+    def _paired_beyond(self, name, unit, ev):
         return ev.p <= self.alpha and abs(ev.change) > math.log1p(self.band(name, unit, ev) / 100)
 
+    def _fast_beyond(self, name, unit, ev):
+        return self.fast is not None and ev.fast is not None and self.fast.beyond(name, unit, ev.fast)
+
+    def reading(self, name, unit, ev):
+        """(change %, p) the row reports: its fast level's where that rule calls it beyond (the
+        host's spells leave the fast level alone, and move the median of a noisy hour's ratios
+        by as much as the change), else the paired rule's."""
+        if self._fast_beyond(name, unit, ev):
+            return ev.fast.pct, self.fast.p(name, unit, ev.fast)
+        return ev.pct, ev.p
+
     def mde(self, name, unit, ev):
-        """The smallest change (%, either direction) the rule finds with sensitivity.POWER on this
-        row: the signed-rank test's power at δ / s_d (sensitivity.w_power_at) times the chance
-        that the observed median, δ plus an error of sd se, clears the band (taken as
+        """The smallest change (%, either direction) found with sensitivity.POWER on this row:
+        the smaller of the paired rule's and the fast level's (fastlevel.FastModel.mde)."""
+        paired_mde = self._paired_mde(name, unit, ev)
+        if self.fast is None or ev.fast is None:
+            return paired_mde
+        return min(paired_mde, self.fast.mde(name, unit, ev.fast))
+
+    def _paired_mde(self, name, unit, ev):
+        """The paired rule's: the signed-rank test's power at δ / s_d (sensitivity.w_power_at) times
+        the chance that the observed median, δ plus an error of sd se, clears the band (taken as
         independent, which errs on the safe side); inf when n rounds can never reach α."""
         if not sensitivity.signed_rank_reachable(ev.n, self.alpha) or not math.isfinite(ev.spread):
             return math.inf

@@ -32,7 +32,8 @@ def noise(ctx):
             out.append(f"Rows measured in enough rounds on both sides (six or more) "
                        f"are decided **round by round** instead: the target's ratio to both passes of "
                        f"{md_code(m.metal)} in each round, so a slow spell the round shared cancels; the signed-rank "
-                       f"test on those ratios and a band from their spread, calibrated on the A/A pair's own rounds. "
+                       f"test on those ratios and a band from their spread, calibrated on the A/A pair's own rounds"
+                       f"{_fast_level(pm)}. "
                        f"Under that rule the A/A control is beyond noise in **{len(pm.beyond_rows)} of {pm.rows} rows "
                        f"({100 * pm.share:.1f} %)** (docs/noise.md, \"Paired by round\").")
     if ctx.host_noise is not None:
@@ -188,3 +189,11 @@ def _remeasured(records):
             line += f" ({md_text(r.get('status', ''))})"
         lines.append(line)
     return summary, lines + ["", "</details>"]
+
+
+def _fast_level(pm):
+    if getattr(pm, "fast", None) is None:
+        return ""
+    return ("; beside it, each row's fast level (the quartile of its rounds on the fast side, which the host's "
+            "slow spells leave alone) against metal's, calibrated the same way: a row is beyond noise when either "
+            "says so, and reports the fast level's change where that one does (docs/noise.md, \"The fast level\")")

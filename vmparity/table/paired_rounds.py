@@ -8,18 +8,20 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import clockcheck, coreclock, paired
+from ..decide import clockcheck, coreclock, fastlevel, paired
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
 from ._row import Delta, Row, verdict
 
 
-def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset()):
+def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset(), sides=None):
     """Replace column col's deltas in t by the paired rule's (model pm) where diffs
     {(name, unit): per-round log ratios} reach α; fallback_mde(row, delta) gives the
     rest's figure; at_equal_clock: the keys whose diffs are their clocks twin's (their
-    deltas say so). Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
+    deltas say so); sides: (metal, its A/A pass, col) per-round values, whose fast levels
+    pm's fast-level rule holds against each other (decide/fastlevel.py), if it has one.
+    Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
     rows, row_mde = [], {}
     n_paired = n_unpaired = most = 0
     for r in t.rows:
@@ -28,12 +30,13 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
         if d is None:
             rows.append(r)
             continue
-        ev = paired.evidence(diffs[key]) if key in diffs and pm is not None else None
+        ev = paired.evidence(diffs[key], _fast(sides, key, r.higher_better)) if key in diffs and pm is not None else None
         if ev is not None and sensitivity.signed_rank_reachable(ev.n, alpha):
-            cmp = Comparison(ev.p, ev.n, ev.n, alpha)
+            pct, p = pm.reading(r.name, r.unit, ev)
+            cmp = Comparison(p, ev.n, ev.n, alpha)
             beyond = pm.beyond(r.name, r.unit, ev)
             deltas = dict(r.deltas)
-            deltas[col] = Delta(cmp, ev.pct, verdict(cmp, ev.pct, r.higher_better), cmp.significant and not beyond,
+            deltas[col] = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), cmp.significant and not beyond,
                                 at_equal_clock=key in at_equal_clock)
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
             row_mde[key] = pm.mde(r.name, r.unit, ev)
@@ -46,6 +49,13 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             rows.append(r)
     t.rows = rows
     return row_mde, (n_paired, n_unpaired, most)
+
+
+def _fast(sides, key, higher_better):
+    if sides is None:
+        return None
+    metal, aa, own = sides
+    return fastlevel.against_passes(metal.get(key, {}), aa.get(key, {}), own.get(key, {}), bool(higher_better))
 
 
 def apply_in_run(t, inp):
@@ -69,8 +79,9 @@ def apply_in_run(t, inp):
     metal, aa = measured[model.metal], measured[model.aa]
     # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
     metal_at_clock, aa_at_clock, twinned = coreclock.pair_at_equal_clock(metal, aa)
-    pm_measured = _calibrated(metal, aa, t.alpha)
-    pm_equal_clock = _calibrated(metal_at_clock, aa_at_clock, t.alpha)
+    higher = {r.unit: bool(r.higher_better) for r in t.rows}
+    pm_measured = _calibrated(metal, aa, t.alpha, higher)
+    pm_equal_clock = _calibrated(metal_at_clock, aa_at_clock, t.alpha, higher)
     row_mde, counts, checks = {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
@@ -88,13 +99,14 @@ def apply_in_run(t, inp):
         metal_side, aa_side, own_side = sides
         diffs = {key: paired.against_passes(metal_side.get(key, {}), aa_side.get(key, {}), own_side[key])
                  for key in own_side}
-        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced)
+        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced, sides=sides)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
     t.noise = [paired.decided(model, pm_equal_clock, row_mde, counts, checks), *t.noise[1:]]
 
 
-def _calibrated(metal, aa, alpha):
+def _calibrated(metal, aa, alpha, higher):
+    """The paired rule and the fast level's beside it, from the A/A pair; higher: unit -> higher is better."""
     pm = paired.calibrate(paired.pair_differences(metal, aa), alpha)
     pm.floor_scale = paired.TWO_PASS_FLOOR
-    return pm
+    return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR))

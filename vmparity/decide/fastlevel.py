@@ -1,0 +1,166 @@
+"""The fast-level rule: a row's lower quartile against metal's, beside the paired rule.
+
+The shared host's noise is one-sided. A repetition runs at the row's fast
+level (metal's clock rows agree within 0.2 % there) or in a slow spell, 10-35 %
+slower, and in a noisy hour spells hold half the rounds of every target or
+more, each target's in other rounds (`2026-11-28T12-51-56Z`: metal's clock
+rows slow in 8 of 14 rounds, metal-aa's in 7, the container's in 7). The paired
+rule's round-by-round median then lands in the spells, and its band with it
+(clock's median minimum detectable effect 21.5 %). The fast level is what the
+spells leave alone: per row and target,
+
+    level  = the quartile of the row's log values on the fast side (the lower
+             for a time, the upper for a rate), over every round it measured
+    se     = half the distance between the order statistics one binomial sd
+             either side of the quartile's rank (distribution-free)
+    change = level(target) - mean(level(metal), level(metal-aa))
+
+calibrated on the A/A pair as the paired rule is: each family's median se of
+metal-aa against metal floors a row's se (scaled by √3/2 against both passes,
+paired.TWO_PASS_FLOOR), λ is 1.4826 times the family's median |change| / se
+(never below 1), and a change is beyond noise when |change| > band =
+max(1 %, 2 λ se, |Δ_AA| where the A/A row is itself beyond).
+
+A row counts as beyond noise when either rule says so (paired.PairedModel). A
+shift of the whole row, what a slower target does, moves its fast level; a
+change in how often a row runs slow (a quota's throttling) moves the median
+and not the quartile, and the paired rule sees that. Both are calibrated on
+the same A/A pair, whose rows either rule calls beyond are the run's A/A
+figure (docs/noise.md, "The fast level").
+"""
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from ..query.names import family
+from .noise import FLOOR_PCT, K_SE, MIN_FAMILY_ROWS, _scale
+
+QUANTILE = 0.25  # the fast side's quartile: a quarter of the rounds at the fast level fix it
+MIN_ROUNDS = 6  # fewer values per side say too little of a quartile
+RANK_SD = 1.0  # the se's order statistics: this many binomial sd of the quartile's rank either side
+Z_POWER = NormalDist().inv_cdf(0.8)  # the minimum detectable effect's power, as sensitivity.POWER
+_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class Level:
+    """A row's fast level on one side, in its slowness: log time, or -log rate."""
+
+    value: float
+    se: float
+    n: int
+
+
+def level(values, higher_better):
+    """{round: value} -> its Level, or None with fewer than MIN_ROUNDS positive values."""
+    x = np.array([v for v in values.values() if v > 0], dtype=float)
+    if len(x) < MIN_ROUNDS:
+        return None
+    y = np.sort(-np.log(x) if higher_better else np.log(x))
+    n = len(y)
+    at = QUANTILE * (n - 1)
+    lo = int(math.floor(at))
+    value = y[lo] + (y[min(lo + 1, n - 1)] - y[lo]) * (at - lo)
+    rank, sd = n * QUANTILE, RANK_SD * math.sqrt(n * QUANTILE * (1 - QUANTILE))
+    below = max(0, int(math.floor(rank - sd)))
+    above = min(n - 1, int(math.ceil(rank + sd)) - 1)
+    return Level(float(value), float(y[above] - y[below]) / 2, n)
+
+
+@dataclass(frozen=True)
+class FastEvidence:
+    """A row's fast level against its reference: change in the unit's own direction (log)."""
+
+    change: float
+    se: float
+    n: int  # the fewest rounds of a side
+
+    @property
+    def pct(self):
+        return math.expm1(self.change) * 100
+
+
+def _evidence(mine, refs, higher_better):
+    if mine is None or not refs:
+        return None
+    slower = mine.value - sum(r.value for r in refs) / len(refs)
+    se = math.sqrt(mine.se ** 2 + sum(r.se ** 2 for r in refs) / len(refs) ** 2)
+    return FastEvidence(-slower if higher_better else slower, se, min(x.n for x in (mine, *refs)))
+
+
+def against_passes(metal, aa, target, higher_better):
+    """A target's FastEvidence against the mean of metal's passes that have a level, or None."""
+    refs = [lv for lv in (level(metal, higher_better), level(aa, higher_better)) if lv is not None]
+    return _evidence(level(target, higher_better), refs, higher_better)
+
+
+def between(base, head, higher_better):
+    """head's FastEvidence against base (the A/A pair: metal-aa against metal), or None."""
+    ref = level(base, higher_better)
+    return _evidence(level(head, higher_better), [ref] if ref else [], higher_better)
+
+
+@dataclass
+class FastModel:
+    family_se: dict = field(default_factory=dict)  # (base, unit) -> median se of the A/A rows
+    family_scale: dict = field(default_factory=dict)  # (base, unit) -> λ
+    run_scale: float = 1.0
+    floor_scale: float = 1.0
+    beyond_rows: list = field(default_factory=list)  # (name, unit, pct, p) of A/A rows beyond
+    aa_change: dict = field(default_factory=dict)  # (name, unit) -> |Δ_AA| % of those rows
+
+    def se(self, name, unit, fe):
+        return max(fe.se, self.floor_scale * self.family_se.get((family(name), unit), 0.0))
+
+    def scale(self, name, unit):
+        return self.family_scale.get((family(name), unit), self.run_scale)
+
+    def band(self, name, unit, fe):
+        """The smallest |change| (%) that counts on this row at its fast level."""
+        wide = math.expm1(K_SE * self.scale(name, unit) * self.se(name, unit, fe)) * 100
+        return max(FLOOR_PCT, self.aa_change.get((name, unit), 0.0), wide)
+
+    def beyond(self, name, unit, fe):
+        return abs(fe.change) > math.log1p(self.band(name, unit, fe) / 100)
+
+    def p(self, name, unit, fe):
+        """Two-sided normal p of the change in its λ-scaled standard errors."""
+        noise = self.scale(name, unit) * self.se(name, unit, fe)
+        return 2 * (1 - _NORMAL.cdf(abs(fe.change) / noise)) if noise > 0 else float(fe.change == 0)
+
+    def mde(self, name, unit, fe):
+        """The change found with 80 % power: the band plus Z_POWER of the change's noise."""
+        need = math.log1p(self.band(name, unit, fe) / 100)
+        return math.expm1(need + Z_POWER * self.scale(name, unit) * self.se(name, unit, fe)) * 100
+
+
+def calibrate(metal, aa, higher_better, floor_scale=1.0):
+    """The fast-level model from the A/A pair's per-round values {(name, unit): {round: value}};
+    higher_better(unit) says a unit's direction; floor_scale as PairedModel's."""
+    model = FastModel()
+    evs = {}
+    for key in metal.keys() & aa.keys():
+        fe = between(metal[key], aa[key], higher_better(key[1]))
+        if fe is not None:
+            evs[key] = fe
+    spreads = {}
+    for (name, unit), fe in evs.items():
+        spreads.setdefault((family(name), unit), []).append(fe.se)
+    model.family_se = {k: float(np.median(v)) for k, v in spreads.items()}
+    z = {}
+    for (name, unit), fe in evs.items():
+        se = model.se(name, unit, fe)
+        if se > 0:
+            z.setdefault((family(name), unit), []).append(abs(fe.change) / se)
+    everything = [v for zs in z.values() for v in zs]
+    model.run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
+    model.family_scale = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else model.run_scale) for k, v in z.items()}
+    for (name, unit), fe in evs.items():
+        if model.beyond(name, unit, fe):
+            model.beyond_rows.append((name, unit, fe.pct, model.p(name, unit, fe)))
+    model.aa_change = {(name, unit): abs(pct) for name, unit, pct, _ in model.beyond_rows}
+    model.floor_scale = floor_scale  # the A/A pair itself is calibrated on the pair's own floor
+    return model
