@@ -24,6 +24,10 @@ median per family, at least 1. The A/A rows the same rule calls beyond are
 the paired rule's false-alarm figure, and such a row's |Δ_AA| is the least
 change that counts there.
 
+Within a lab run each row is also held at its fast level (fastlevel.py), where the
+caller gave the sides' values (Evidence.fast) and the model has that rule (with_fast):
+beyond noise when either rule says so, the smaller MDE of the two.
+
 With n differences the most extreme sign pattern has p = 2 / 2**n: six
 rounds are the fewest that can reach α = 0.05. A row with fewer rounds on
 both sides is left to the unpaired rule (lab/ab_compare.py says how many).
