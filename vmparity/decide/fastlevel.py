@@ -36,7 +36,7 @@ from statistics import NormalDist
 import numpy as np
 
 from ..query.names import family
-from .noise import FLOOR_PCT, MIN_FAMILY_ROWS, _scale
+from .noise import FLOOR_PCT, family_scales
 
 QUANTILE = 0.25  # the fast side's quartile: a quarter of the rounds at the fast level fix it
 MIN_ROUNDS = 6  # fewer values per side say too little of a quartile
@@ -160,9 +160,7 @@ def calibrate(metal, aa, higher_better, floor_scale=1.0):
         se = model.se(name, unit, fe)
         if se > 0:
             z.setdefault((family(name), unit), []).append(abs(fe.change) / se)
-    everything = [v for zs in z.values() for v in zs]
-    model.run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
-    model.family_scale = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else model.run_scale) for k, v in z.items()}
+    model.run_scale, model.family_scale = family_scales(z)
     for (name, unit), fe in evs.items():
         if model.beyond(name, unit, fe):
             model.beyond_rows.append((name, unit, fe.pct, model.p(name, unit, fe)))

@@ -108,7 +108,7 @@ def paired_aa(m):
     pm = getattr(m, "paired", None)
     if pm is None or not pm.rows:
         return ""
-    rule = "round by round and at the fast level" if getattr(pm, "fast", None) is not None else "round by round"
+    rule = "round by round and at the fast level" if pm.fast is not None else "round by round"
     return (f"{rule} (the rule of every row with enough paired rounds): {len(pm.beyond_rows)} of "
             f"{pm.rows} A/A rows ({100 * pm.share:.1f} %) beyond noise")
 

@@ -192,10 +192,16 @@ def from_table(table, metal, aa):
             z.setdefault((family(r.name), r.unit), []).append(abs(_log(d.pct)) / se)
         if d.comparison.significant:
             sig.append((r.name, r.unit, d.pct, d.comparison.p))
-    everything = [v for zs in z.values() for v in zs]
-    run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
-    scales = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else run_scale) for k, v in z.items()}
+    run_scale, scales = family_scales(z)
     return NoiseModel(metal, aa, n, len(sig), pct, scales, sig, signed, spread, table.alpha, run_scale)
+
+
+def family_scales(abs_z):
+    """(the run's λ, {family: λ}) from the A/A rows' |change| / se by family: a family with
+    fewer than MIN_FAMILY_ROWS rows takes the run's, which is 1 with fewer rows in all."""
+    everything = [v for zs in abs_z.values() for v in zs]
+    run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
+    return run_scale, {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else run_scale) for k, v in abs_z.items()}
 
 
 def _scale(abs_z):

@@ -41,7 +41,7 @@ import numpy as np
 from ..query.names import family
 from ..stats import MAD_NORMAL, mad_factor, sensitivity
 from . import noise
-from .noise import FLOOR_PCT, K_SE, MEDIAN_SE, MIN_FAMILY_ROWS, _scale
+from .noise import FLOOR_PCT, K_SE, MEDIAN_SE, family_scales
 
 _NORMAL = NormalDist()
 
@@ -211,9 +211,7 @@ def calibrate(aa_differences, alpha):
         se = model.se(name, unit, ev)
         if math.isfinite(se) and se > 0:
             z.setdefault((family(name), unit), []).append(abs(ev.change) / se)
-    everything = [v for zs in z.values() for v in zs]
-    model.run_scale = _scale(everything) if len(everything) >= MIN_FAMILY_ROWS else 1.0
-    model.family_scale = {k: (_scale(v) if len(v) >= MIN_FAMILY_ROWS else model.run_scale) for k, v in z.items()}
+    model.run_scale, model.family_scale = family_scales(z)
     model.rows = len(evs)
     for (name, unit), ev in evs.items():
         if model.beyond(name, unit, ev):

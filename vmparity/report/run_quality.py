@@ -192,7 +192,7 @@ def _remeasured(records):
 
 
 def _fast_level(pm):
-    if getattr(pm, "fast", None) is None:
+    if pm.fast is None:
         return ""
     return ("; beside it, each row's fast level (the quartile of its rounds on the fast side, which the host's "
             "slow spells leave alone) against metal's, calibrated the same way: a row is beyond noise when either "
