@@ -23,10 +23,14 @@ CHECK_TARGETS += test-bench-c
 bench-c: $(BENCH_C_BINS) ## Build the C benchmarks (memcpy-static, memcpy-dynamic, clock, streamcopy, storefwd, fence, align)
 
 # Compile to a temporary name first: a failed build never leaves a binary
-# that make would later take as up to date.
+# that make would later take as up to date. The checkout's path is mapped
+# out of the debug info (-g) and __FILE__, so that the same sources give the
+# same bytes in any checkout: an A/B run's BASE worktree (build/ab/src) of
+# the working tree's commit builds binaries identical to HEAD's, and
+# MANIFEST~base.sha256 differs from MANIFEST.sha256 only where the code does.
 define bench_c_link
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(1) -o $@.tmp $(filter %.c %.S,$^)
+	$(BENCH_CC) $(BENCH_CFLAGS) -ffile-prefix-map=$(ROOT)=. $(1) -o $@.tmp $(filter %.c %.S,$^)
 	mv $@.tmp $@
 endef
 

@@ -270,6 +270,29 @@ else
 	fail "memcpy --min-size 1024: sizes '${sizes:-}', $(cat "$work/min-size.err")"
 fi
 
+# The same sources give the same bytes in any checkout (bench_c_link maps the
+# checkout's path out): an A/B run's BASE worktree of HEAD's commit must build
+# HEAD's binaries, so that its manifests differ only where the code does.
+# Built again from a copy at another path; BENCH_OUT given, so that the copy
+# never writes into this build's directory whatever this make was given.
+root=$(cd "$here/../.." && pwd)
+elsewhere=$work/another/checkout
+rm -rf "$work/another" && mkdir -p "$elsewhere"
+cp -r "$root/Makefile" "$root/mk" "$root/bench-src" "$elsewhere/"
+if make -s -C "$elsewhere" BENCH_OUT="$elsewhere/build/bench" bench-c >"$work/rebuild.out" 2>&1; then
+	differ=()
+	for p in "${progs[@]}"; do
+		cmp -s "$bench_out/$p" "$elsewhere/build/bench/$p" || differ+=("$p")
+	done
+	if [[ ${#differ[@]} -eq 0 ]]; then
+		pass "the C benchmarks built in another checkout are byte-identical (${progs[*]})"
+	else
+		fail "built in another checkout, these differ from $bench_out: ${differ[*]}"
+	fi
+else
+	fail "building the C benchmarks in another checkout: $(tail -3 "$work/rebuild.out")"
+fi
+
 if [[ $fails -gt 0 ]]; then
 	echo "test-bench-c: $fails failed" >&2
 	exit 1

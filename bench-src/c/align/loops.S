@@ -10,6 +10,9 @@
  * saturated, so the loop runs as fast as the front end can deliver it —
  * which is what code placement changes (seed 003: DSB/MITE switches). */
 
+	/* The object's file symbol, which would otherwise be the name of gcc's
+	 * temporary object (ccXXXXXX.o) and differ from build to build. */
+	.file	"loops.S"
 	.text
 
 .macro ALIGN_LOOP pad
