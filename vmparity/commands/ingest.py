@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..results import inputs, round_record
+from ..results import manifest as binaries
 from ..lab import rounds
 from ..errors import InputError
 from ..results.check import check
@@ -30,8 +31,6 @@ SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) 
 # `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
 # `<target>.env.json`: all must fit the usual 255-byte file name limit.
 RUN_ID_MAX = 200
-BASE_MANIFEST = "MANIFEST~base.sha256"  # an A/B run's second build, beside the working tree's
-MANIFEST_LINE = re.compile(r"[0-9a-f]{64} [ *]\S.*\Z")
 
 
 def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False,
@@ -81,9 +80,9 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
                 json.dump(rf.config, fh, indent=1, ensure_ascii=False)
                 fh.write("\n")
         if manifest_text is not None:
-            (tmp / "MANIFEST.sha256").write_text(manifest_text, encoding="utf-8")
+            (tmp / binaries.NAME).write_text(manifest_text, encoding="utf-8")
         if base_text is not None:
-            (tmp / BASE_MANIFEST).write_text(base_text, encoding="utf-8")
+            (tmp / binaries.BASE_NAME).write_text(base_text, encoding="utf-8")
         if rounds_text is not None:
             (tmp / "rounds.json").write_text(rounds_text, encoding="utf-8")
         os.chmod(tmp, 0o755)
@@ -176,6 +175,6 @@ def _read_manifest(path):
     if not lines:
         raise InputError(path, "empty manifest: expected `sha256sum` lines `<64 hex>  <file>`")
     for i, line in enumerate(lines, 1):
-        if not MANIFEST_LINE.match(line):
+        if not binaries.LINE.match(line):
             raise InputError(path, f"expected a `sha256sum` line `<64 hex>  <file>`, got {line[:60]!r}", i)
     return text

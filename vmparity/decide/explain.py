@@ -68,6 +68,8 @@ class Result:
     not_selected: list = field(default_factory=list)
     subset_runs: dict = field(default_factory=dict)  # the side that measured a subset -> its `only:` regex
     within_label: str = "no larger than the A/A control shows"  # what within_noise means here
+    # an A/B run's rows no rule explains whose program both sides ran byte-identical: the run's noise
+    same_binary: list = field(default_factory=list)
 
 
 def load_rules(path=None):

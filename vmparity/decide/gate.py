@@ -3,11 +3,13 @@
 
 def regressions_over(table, threshold_pct):
     """Significant changes in the worse direction larger than threshold_pct; for two
-    runs, the rows beyond run-to-run noise (crossrun.RowJudgement) instead."""
+    runs, the rows beyond run-to-run noise (crossrun.RowJudgement) instead. An A/B row
+    whose program both sides ran byte-identical is the run's noise, never the code's."""
     if table.crossrun is not None:
         return table.crossrun.regressions_over(threshold_pct)
     out = []
     for r, col, d in table.significant():
-        if d.verdict == "worse" and not d.within_noise and d.pct is not None and abs(d.pct) > threshold_pct:
+        if d.verdict == "worse" and not d.within_noise and not d.same_binary and d.pct is not None \
+                and abs(d.pct) > threshold_pct:
             out.append((r, col, d))
     return out

@@ -5,8 +5,14 @@ tree's build) and `<target>~base.txt` (BASE's build), measured in the same
 rounds right next to each other, and the A/A pair `metal`/`metal-aa` (HEAD
 both). Each target's BASE side is its baseline, with the same explanations
 as a target against metal; what no environment difference explains is the
-code's doing. docs/noise.md, "A/B in one run". The report,
-the PR comment (`pr-comment --ab`) and the planted-effect trials all use it.
+code's doing, except where BASE and HEAD ran the same bytes: a row whose
+program (and the runner) both manifests list with one sha256 can move only by
+the run's noise, so it is marked `same_binary`, kept out of the code's rows
+and of the regression gate, and its rows beyond noise are counted as the
+run's own false alarms (a same-code control inside the run; the C and Go
+builds give the same bytes in any checkout). docs/noise.md, "A/B in one
+run". The report, the PR comment (`pr-comment --ab`) and the planted-effect
+trials all use it.
 
 Each row is decided **paired by round** (decide/paired.py): the per-round
 ratios HEAD/BASE of the rounds both sides measured, the signed-rank test and
@@ -28,7 +34,8 @@ import numpy as np
 
 from .. import table
 from ..decide import explain, noise, paired
-from ..results import inputs, round_record
+from ..query.names import job_of
+from ..results import inputs, manifest, round_record
 from ..results.spec import core_clock_units, speed_units
 from ..results.targets import aa_control_of, base_side, is_base_side, metal_of
 from ..table import paired_rounds
@@ -60,6 +67,15 @@ class AB:
     # targets the A/B run left out, both sides: too few rounds to reach α (rounds.json ab.not-measured, lab/ab.sides)
     not_measured: dict = field(default_factory=dict)  # target -> {kind, rounds, need}
     base_only: list = field(default_factory=list)  # BASE sides whose HEAD is missing
+    # programs BASE and HEAD ran byte-identical, the runner included (results/manifest.py): their rows
+    # can move only by the run's noise, so those beyond it are the run's own false alarms
+    same_programs: frozenset = frozenset()
+
+    def same_binary_rows(self):
+        """(rows beyond noise, rows) over the pairs' rows whose program both sides ran byte-identical."""
+        deltas = [d for p in self.pairs for r in p.table.rows for c, d in r.deltas.items()
+                  if c == p.target and d.same_binary]
+        return sum(d.comparison.significant and not d.within_noise for d in deltas), len(deltas)
 
     @property
     def tables(self):
@@ -91,7 +107,8 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
     record = full_record.get("ab", {})
     first = next(iter(bases.values()))
     ab = AB(loaded.label, record.get("base-ref") or first.config.get("ab-base-ref", "?"),
-            record.get("base-commit") or first.config.get("commit", "?"), list(models.values()))
+            record.get("base-commit") or first.config.get("commit", "?"), list(models.values()),
+            same_programs=manifest.same_programs(loaded.path))
     by_target = {rf.target: rf for rf in heads.files}
     for metal in models:
         aa_rf = by_target.get(aa_control_of(metal))
@@ -121,7 +138,10 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         row_mde, counts = _decide_paired(t, target, model, pm, _paired_rows(base_rf, head_rf, full_record), alpha)
         if model is not None:  # what explain reports as a row's smallest change seen: the rule's that decided it
             t.noise = [paired.decided(model, pm, {(target, *k): v for k, v in row_mde.items()}, {target: counts[0]})]
+        _mark_same_binary(t, target, ab.same_programs)
         result = explain.explain(t, t.configs, rules)
+        result.same_binary = [f for f in result.unexplained if _program(f.name) in ab.same_programs]
+        result.unexplained = [f for f in result.unexplained if _program(f.name) not in ab.same_programs]
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
@@ -133,6 +153,21 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
                        if isinstance(v, dict) and t not in by_target and t not in bases}
     ab.pairs.sort(key=lambda p: table.baseline_rank(p.target, p.kind))
     return ab
+
+
+def _program(name):
+    """The binary that measures a benchmark: its job's program (`memcpy-static`, `clock`)."""
+    return job_of(name).split("/", 1)[0]
+
+
+def _mark_same_binary(t, head, programs):
+    """Flag HEAD's deltas of the rows whose program both sides ran byte-identical."""
+    if not programs:
+        return
+    for r in t.rows:
+        d = r.deltas.get(head)
+        if d is not None and _program(r.name) in programs:
+            r.deltas[head] = replace(d, same_binary=True)
 
 
 def _paired_rows(base_rf, head_rf, record):

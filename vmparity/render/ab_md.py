@@ -27,7 +27,20 @@ def noise(ab):
             line += (f"; round by round, as HEAD is held against BASE, {len(pm.beyond_rows)} of {pm.rows} rows "
                      f"are beyond noise ({100 * pm.share:.1f} %)")
         out.append(line + ".\n")
-    return "".join(out)
+    return "".join(out) + same_binary(ab)
+
+
+def same_binary(ab):
+    """The programs BASE and HEAD ran byte-identical: their rows are a same-code control inside the run."""
+    programs = sorted(getattr(ab, "same_programs", ()) or ())
+    if not programs or not ab.pairs:
+        return ""
+    beyond, rows = ab.same_binary_rows()
+    share = f" ({100 * beyond / rows:.1f} %)" if rows else ""
+    return (f"\n**Same binaries:** BASE and HEAD ran byte-identical {', '.join(md_code(p) for p in programs)} "
+            f"(`MANIFEST~base.sha256` against `MANIFEST.sha256`): their rows can move only by the run's noise, and "
+            f"{beyond} of their {rows} rows are beyond it{share}, this run's own false alarms. They are not the code's "
+            "doing, and `--fail-on-regression` passes them.\n")
 
 
 def method(ab):
@@ -112,10 +125,14 @@ def explanations(ab, details=True):
     out = io.StringIO()
     for p in ab.pairs:
         res = p.result
-        if not res.explanations and not res.unexplained and not res.within_noise:
+        if not res.explanations and not res.unexplained and not res.within_noise and not res.same_binary:
             continue
         out.write(fold.open_(f" against its BASE side: {len(res.explanations)} explanation(s), "
                              f"{len(res.unexplained)} row(s) changed by the code", bold=p.target))
         explanation.markdown(res, out, details=details)
+        if res.same_binary:
+            out.write(f"\n**Same binary on both sides** ({len(res.same_binary)} row(s) beyond noise that no rule explains, "
+                      "whose program BASE and HEAD ran byte-identical: the run's noise, not the code):\n\n")
+            out.writelines(f"- {md_code(f.name)} {md_code(f.unit)}: {fmt.pct(f.pct)}\n" for f in res.same_binary)
         out.write(fold.close())
     return out.getvalue()

@@ -80,8 +80,9 @@ def p_n(c):
 def verdict_mark(d):
     if d.within_noise:
         return "≈ within noise"
-    return {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?",
+    mark = {"better": "✅ better", "worse": "❌ worse", "~": "~", "same": "same", "?": "?",
             "changed": "changed"}.get(d.verdict, d.verdict)
+    return f"{mark} (same binary: noise)" if d.same_binary else mark
 
 
 def direction(higher_better):
