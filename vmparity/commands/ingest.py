@@ -14,8 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..results import inputs, round_record
-from ..results import manifest as binaries
+from ..results import inputs, manifest as binaries, round_record
 from ..lab import rounds
 from ..errors import InputError
 from ..results.check import check

@@ -140,8 +140,7 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
             t.noise = [paired.decided(model, pm, {(target, *k): v for k, v in row_mde.items()}, {target: counts[0]})]
         _mark_same_binary(t, target, ab.same_programs)
         result = explain.explain(t, t.configs, rules)
-        result.same_binary = [f for f in result.unexplained if _program(f.name) in ab.same_programs]
-        result.unexplained = [f for f in result.unexplained if _program(f.name) not in ab.same_programs]
+        result.same_binary, result.unexplained = _split_same_binary(result.unexplained, ab.same_programs)
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
@@ -168,6 +167,12 @@ def _mark_same_binary(t, head, programs):
         d = r.deltas.get(head)
         if d is not None and _program(r.name) in programs:
             r.deltas[head] = replace(d, same_binary=True)
+
+
+def _split_same_binary(findings, programs):
+    """(findings of rows whose program both sides ran byte-identical, the rest)."""
+    same = [_program(f.name) in programs for f in findings]
+    return [f for f, s in zip(findings, same) if s], [f for f, s in zip(findings, same) if not s]
 
 
 def _paired_rows(base_rf, head_rf, record):

@@ -11,7 +11,7 @@
  * which is what code placement changes (seed 003: DSB/MITE switches). */
 
 	/* The object's file symbol, which would otherwise be the name of gcc's
-	 * temporary object (ccXXXXXX.o) and differ from build to build. */
+	 * temporary object, "cc" and six random characters, new in every build. */
 	.file	"loops.S"
 	.text
 
