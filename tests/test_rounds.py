@@ -2,12 +2,14 @@
 
 import json
 import random
+from types import SimpleNamespace
 
 import pytest
 
 import resultgen
 from vmparity.errors import InputError
 from vmparity.lab import rounds
+from vmparity.report import run_quality
 from vmparity.results.file import parse_file
 
 TARGETS = ["metal", "metal-aa", "guest-nosmt", "guest-hpet-clock", "container-nolimit", "container-quota"]
@@ -71,6 +73,9 @@ def _stage(tmp_path, n_rounds, targets=("metal", "container-quota"), drop=(), cl
                                          + ("; memcpy-static/tunable=min 1 of 20 (3 ms of 2000 ms)" if k == 2 else ""))
             cfg["fence-overhead-llc-lock"] = f"{k}.0%"  # a measurement of this repetition, not fingerprint
             cfg["core-clock"] = f"3.{k}93-4.093 GHz (dependent add chain)"  # the clocks this repetition saw
+            # the TSC rate each process measured moves in its last digit; that it is usable is fingerprint
+            cfg["fence-tsc"] = "usable (cycles/iter are TSC reference cycles)"
+            cfg["fence-tsc-ghz"] = f"2.59{6 + k % 2}0"
             if clocksource_at and k >= clocksource_at:
                 cfg["clocksource"] = "hpet"
             resultgen.target_file(d, cfg, seed=k, count=1)
@@ -106,6 +111,10 @@ def test_merge_records_a_fingerprint_that_moved_and_missing_rounds(tmp_path):
     assert rf.config["clocksource"] == "tsc" and rf.config["fingerprint-changed"] == "clocksource"
     rec = json.loads((staging / "rounds.json").read_text())
     assert rec["fingerprint-changed"]["metal"]["clocksource"] == ["tsc", "hpet", "hpet"]
+    # the TSC rate moved in every round and is no change of environment; the report says each value once
+    assert set(rec["fingerprint-changed"]["metal"]) == {"clocksource"}
+    assert ("`metal`: `clocksource` changed during the run: `tsc` in 1 round → `hpet` in 2 rounds"
+            in run_quality.hygiene(SimpleNamespace(run_dir=staging)))
     assert rec["partial"] and rec["failed"]["container-quota"]["msg"] == "container died"
     assert parse_file(staging / "container-quota.txt").config["count"] == "2"
 

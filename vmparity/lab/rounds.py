@@ -41,7 +41,8 @@ SUMMED_KEYS = ("cpu-throttled-ms",)
 # Header keys that are measurements of one repetition (docs/formats.md: "of
 # this repetition"), not fingerprint: round 1's value stays in the header,
 # and a change between rounds is not a fingerprint change.
-PER_REPETITION = ("align-spread", "core-clock", "fence-overhead-", "fence-llc-buffer-bytes", "memcpy-tsc-ghz")
+PER_REPETITION = ("align-spread", "core-clock", "fence-overhead-", "fence-llc-buffer-bytes", "fence-tsc-ghz",
+                  "memcpy-tsc-ghz")
 PERIODS_KEY = "cpu-throttled-periods"  # "<throttled> of <periods>"
 COUNT_KEY = "count"
 # Units some rounds reported and others did not, left out of the merged file.

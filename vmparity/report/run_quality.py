@@ -114,8 +114,7 @@ def hygiene(ctx):
     out += summary
     for target, keys in rec.get("fingerprint-changed", {}).items():
         for key, values in keys.items():
-            out.append(f"- ⚠ {md_code(target)}: {md_code(key)} changed during the run: "
-                       + " → ".join(md_code(v) for v in values))
+            out.append(f"- ⚠ {md_code(target)}: {md_code(key)} changed during the run: " + _value_runs(values))
     for fill in rec.get("filled-in", []):
         out.append(f"- {', '.join(md_code(t) for t in fill['targets'])} measured later to fill in this run: "
                    f"{md_text(fill['note'])}")
@@ -130,6 +129,18 @@ def hygiene(ctx):
     for target, ks in rec.get("missing-rounds", {}).items():
         out.append(f"- ⚠ {md_code(target)}: rounds {md_text(', '.join(map(str, ks)))} did not finish")
     return "\n".join(out + redone) + "\n"
+
+
+def _value_runs(values):
+    """A fingerprint key's value in each of a target's rounds, a run of rounds with the
+    same value once: "`tsc` in 4 rounds → `hpet` in 6"."""
+    runs = []
+    for v in values:
+        if runs and runs[-1][0] == v:
+            runs[-1][1] += 1
+        else:
+            runs.append([v, 1])
+    return " → ".join(f"{md_code(v)} in {n} round{'s' if n > 1 else ''}" for v, n in runs)
 
 
 def _added(rs):
