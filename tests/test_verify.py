@@ -269,6 +269,21 @@ def test_a_fix_that_changes_nothing_is_refuted():
     assert worse.verdict == "refuted" and "away from metal" in worse.reason
 
 
+def test_a_gap_the_run_could_not_have_seen_closed_is_inconclusive_not_refuted():
+    """A 2.5 % gap, blamed on the fence buffer's size, in a five-round verify run whose band between the
+    target and its fix is 4.2 %: the fix closed 40 % of it without a move beyond noise, but not even a
+    fix that closed it whole could have shown there, so nothing is refuted."""
+    unseen = [verification.RowEffect("BenchmarkFence/work=llc", "ns/iter", -2.5, -1.5, True, False, False,
+                                     visible=False, band=4.2)]
+    v = verification.judge(unseen)
+    assert v.verdict == "inconclusive" and "none could have" in v.reason and "2.5 %" in v.reason
+    assert "4.2 %" in v.reason and v.share == pytest.approx(0.4, abs=0.02)
+    # the same rows where the run could see a whole closure: the fix is refuted
+    seen = [verification.RowEffect("BenchmarkFence/work=llc", "ns/iter", -2.5, -2.4, True, True, False,
+                                   visible=True, band=1.0)]
+    assert verification.judge(seen).verdict == "refuted"
+
+
 def test_no_difference_to_close_is_inconclusive():
     rows = [verification.RowEffect("BenchmarkX", "ns/op", 3.0, 1.0, False, False, False)]
     assert verification.judge(rows).verdict == "inconclusive"

@@ -22,9 +22,15 @@ The rule, over the rows whose difference showed again (before beyond noise):
 - **partly**: some row moved toward metal beyond noise and the median share
   is above 0, short of verified; the share is given;
 - **refuted**: no row moved toward metal beyond noise (the fix changed nothing
-  beyond noise, or made it worse): the rule matched the wrong cause;
+  beyond noise, or made it worse): the rule matched the wrong cause; but only
+  where the run could have seen the fix work, that is, where closing a row's
+  gap whole would have been a move beyond the band between the target and
+  its fix (RowEffect.visible);
 - **inconclusive**: the difference did not show beyond noise in this run, so
-  there is nothing for the fix to close; or another fix measured on the same
+  there is nothing for the fix to close; or no row moved and every gap is
+  within the band between the target and its fix, so that not even a fix
+  that closed it whole could have shown (a 3 % gap in a five-round verify
+  run whose band there is 4 %: more rounds decide); or another fix measured on the same
   rows, one that keeps what this fix changes, closed the gap about as far
   (closed_alike): every intervention target is a new instance of the target,
   and a difference that lived in the old instance closes under any fix.
@@ -49,6 +55,10 @@ class RowEffect:
     before_beyond: bool  # the original's difference is beyond noise
     after_beyond: bool  # the intervention target's difference from metal is beyond noise
     moved: bool  # the intervention target differs from the original beyond noise
+    # closing the gap whole would be a move beyond the band between the original and the
+    # intervention target: the run could have seen the fix work on this row
+    visible: bool = True
+    band: float = None  # that band, % (None: not known)
 
 
 @dataclass
@@ -73,6 +83,10 @@ def share_closed(before, after):
     if lb is None or la is None or lb == 0:
         return None
     return 1 - la / lb
+
+
+def _largest_gap(effects):
+    return max(abs(e.before) for e in effects)
 
 
 def _toward(e):
@@ -100,6 +114,13 @@ def judge(effects):
         return Verdict("partly", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise and closed "
                                         f"{share:.0%} of the gap (median), short of {VERIFIED_SHARE:.0%}", **base)
     away = sum(1 for e in shown if e.moved and not _toward(e))
+    if not moved and not away and not any(e.visible for e in shown):
+        bands = [e.band for e in shown if e.band is not None]
+        return Verdict("inconclusive", reason=(
+            f"no row moved beyond noise, but none could have: the largest gap, {_largest_gap(shown):.1f} %, is "
+            "within the band between the target and its fix"
+            + (f" ({min(bands):.1f} % or more)" if bands else "") + ", so even closing it whole would not show; "
+            f"more rounds decide (median share of the gap closed {share:.0%})"), **base)
     why = (f"the fix moved {away} of {n} row(s) away from metal" if away
            else f"the fix changed none of {n} row(s) beyond noise")
     return Verdict("refuted", reason=f"{why} (median share of the gap closed {share:.0%}): the rule's key is not "

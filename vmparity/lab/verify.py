@@ -104,11 +104,14 @@ def _effects(rows, t, by_original, original, derived, model):
         d0, d1, dm = r.deltas[original], r.deltas[derived], r2.deltas[derived]
         s1, s2 = r.spreads.get(original, math.nan), r.spreads.get(derived, math.nan)
         band = model.band_between(name, unit, s1, r.cells[original].n, s2, r.cells[derived].n)
-        moved = dm.comparison.significant and dm.pct is not None and abs(math.log1p(dm.pct / 100)) > math.log1p(band / 100)
+        need = math.log1p(band / 100)
+        moved = dm.comparison.significant and dm.pct is not None and abs(math.log1p(dm.pct / 100)) > need
         out.append(verification.RowEffect(
             name, unit, d0.pct, d1.pct,
             before_beyond=d0.comparison.significant and not d0.within_noise,
-            after_beyond=d1.comparison.significant and not d1.within_noise, moved=bool(moved)))
+            after_beyond=d1.comparison.significant and not d1.within_noise, moved=bool(moved),
+            # a fix that closed this gap whole would have moved the row by the gap itself
+            visible=d0.pct is None or abs(math.log1p(d0.pct / 100)) > need, band=band))
     return out
 
 
