@@ -384,6 +384,8 @@ def test_verify_verifies_the_right_fixes_and_refutes_a_rule_that_blames_an_innoc
     assert wrong["verdict"] == "refuted"
     assert wrong["carried-by"] == "guest-hpet-clock+clocksource-tsc"
     assert all(n["before-pct"] > 100 for n in wrong["numbers"])
+    # a gap of 100 % and more is far beyond the band between the target and its fix: refuted, not inconclusive
+    assert all(n["whole-closure-visible"] and n["band-between-pct"] < 100 for n in wrong["numbers"])
 
     verify.store(verify_run, original, result, plan, seconds=42)
     links = json.loads((original / verify.LINKS_FILE).read_text())

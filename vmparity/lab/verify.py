@@ -152,7 +152,8 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
                      reason=v.reason, changes=mine["changes"],
                      numbers=[{"name": x.name, "unit": x.unit, "before-pct": x.before, "after-pct": x.after,
                                "before-beyond-noise": x.before_beyond, "after-beyond-noise": x.after_beyond,
-                               "moved-beyond-noise": x.moved} for x in v.effects])
+                               "moved-beyond-noise": x.moved, "band-between-pct": x.band,
+                               "whole-closure-visible": x.visible} for x in v.effects])
         if carried and carried != mine["target"]:
             entry["carried-by"] = carried
             entry["carried-share"] = judged[carried].share

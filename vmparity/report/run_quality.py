@@ -133,7 +133,7 @@ def hygiene(ctx):
 
 def _value_runs(values):
     """A fingerprint key's value in each of a target's rounds, a run of rounds with the
-    same value once: "`tsc` in 4 rounds → `hpet` in 6"."""
+    same value once: "`tsc` in 4 rounds → `hpet` in 6 rounds"."""
     runs = []
     for v in values:
         if runs and runs[-1][0] == v:
