@@ -85,10 +85,6 @@ def share_closed(before, after):
     return 1 - la / lb
 
 
-def _largest_gap(effects):
-    return max(abs(e.before) for e in effects)
-
-
 def _toward(e):
     """The fix moved the row toward metal (beyond noise)."""
     s = share_closed(e.before, e.after)
@@ -116,8 +112,9 @@ def judge(effects):
     away = sum(1 for e in shown if e.moved and not _toward(e))
     if not moved and not away and not any(e.visible for e in shown):
         bands = [e.band for e in shown if e.band is not None]
+        gap = max(abs(e.before) for e in shown)
         return Verdict("inconclusive", reason=(
-            f"no row moved beyond noise, but none could have: the largest gap, {_largest_gap(shown):.1f} %, is "
+            f"no row moved beyond noise, but none could have: the largest gap, {gap:.1f} %, is "
             "within the band between the target and its fix"
             + (f" ({min(bands):.1f} % or more)" if bands else "") + ", so even closing it whole would not show; "
             f"more rounds decide (median share of the gap closed {share:.0%})"), **base)

@@ -3,6 +3,7 @@ noise figure from its A/A control, the rounds that ran on a busy host, and
 fingerprint keys that moved during the run. Every value is escaped: names
 come from result files and process names from the host."""
 
+import itertools
 import math
 
 from ..decide import clockcheck, figures
@@ -134,12 +135,7 @@ def hygiene(ctx):
 def _value_runs(values):
     """A fingerprint key's value in each of a target's rounds, a run of rounds with the
     same value once: "`tsc` in 4 rounds → `hpet` in 6 rounds"."""
-    runs = []
-    for v in values:
-        if runs and runs[-1][0] == v:
-            runs[-1][1] += 1
-        else:
-            runs.append([v, 1])
+    runs = [(v, len(list(same))) for v, same in itertools.groupby(values)]
     return " → ".join(f"{md_code(v)} in {n} round{'s' if n > 1 else ''}" for v, n in runs)
 
 
