@@ -73,3 +73,45 @@ def test_by_target_puts_the_lab_metal_first_even_when_the_host_is_a_container(cl
         resultgen.target_file(tmp_path, {**resultgen.METAL, "target": target, "target-kind": kind})
     data = json.loads(cli("compare", tmp_path, "--by", "target", "--format", "json").out)
     assert data["columns"] == ["metal", "container-a", "container-b"]
+
+
+def test_a_lab_run_gives_each_row_its_noise_verdict_and_sensitivity_in_json_and_csv(cli, tmp_path):
+    # a machine reading compare's output gets what the table marks "(noise)" and each row's
+    # minimum detectable effect, the same figures the report sums up per family
+    import csv
+    import io
+    import math
+
+    import resultgen
+    from vmparity import table
+    from vmparity.decide import figures
+    from vmparity.results import inputs
+
+    run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True,
+                            count=10, noise=0.005, drift=0.08)
+    t = table.build([inputs.load(run)], by="target")
+    want = {(c, n, u): m for c, n, u, m in figures.row_mdes(t)}
+    assert want and all(math.isfinite(m) and m > 0 for m in want.values())
+    data = json.loads(cli("compare", run, "--by", "target", "--format", "json").out)
+    got = {(c, r["benchmark"], r["unit"]): d for r in data["rows"] for c, d in r["deltas"].items()}
+    assert all(math.isclose(got[k]["mde-pct"], m) for k, m in want.items())
+    beyond = {k for k, d in got.items() if d["significant"] and not d["within-noise"]}
+    assert beyond and all("Snowflake" in name for _, name, _ in beyond)  # the planted 5 % only
+    lines = list(csv.DictReader(io.StringIO(cli("compare", run, "--by", "target", "--format", "csv").out)))
+    by_key = {(x["column"], x["benchmark"], x["unit"]): x for x in lines}
+    assert all(math.isclose(float(by_key[k]["mde_pct"]), m, rel_tol=1e-3) for k, m in want.items())
+    assert {k for k, x in by_key.items() if x["significant"] == "true" and x["within_noise"] == "false"} == beyond
+    # a +0.5 % that every round shows is significant, yet no larger than the run's noise floor
+    small = resultgen.lab_run(tmp_path / "s-lab-quick", seed=3, effect=("Snowflake", 1.005), rounds_record=True,
+                              count=10, noise=0.0005, drift=0.0)
+    within = {(c, r.name, r.unit) for r in table.build([inputs.load(small)], by="target").rows
+              for c, d in r.deltas.items() if d.within_noise}
+    assert any("Snowflake" in name for _, name, _ in within)
+    data = json.loads(cli("compare", small, "--by", "target", "--format", "json").out)
+    assert {(c, r["benchmark"], r["unit"]) for r in data["rows"] for c, d in r["deltas"].items()
+            if d["within-noise"]} == within
+
+
+def test_two_files_without_an_aa_control_have_no_noise_fields(cli, in_testdata):
+    data = json.loads(cli("compare", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", "json").out)
+    assert all("within-noise" not in d and "mde-pct" not in d for r in data["rows"] for d in r["deltas"].values())

@@ -145,14 +145,23 @@ def row_mdes(table):
     those the lab adds rounds for (lab/added_rounds.py)."""
     if not table.noise:
         return
-    m = table.noise[0]
     speed = speed_units()
     for r in table.rows:
         if r.unit not in speed:
             continue
-        for col, d in r.deltas.items():
+        for col in r.deltas:
             if not is_aa_control(col):
-                yield col, r.name, r.unit, m.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col)
+                yield col, r.name, r.unit, row_mde(table, r, col)
+
+
+def row_mde(table, row, column):
+    """The minimum detectable effect % of one row of column against the baseline, from
+    the run's noise model (inf: its rounds can never reach α); None without a noise model
+    or in a unit that a change of speed does not move (a count)."""
+    if not table.noise or row.unit not in speed_units() or column not in row.deltas:
+        return None
+    d = row.deltas[column]
+    return table.noise[0].mde(row.name, row.unit, row.spreads.get(column), d.comparison.n2, target=column)
 
 
 def sensitivity(table):

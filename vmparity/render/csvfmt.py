@@ -1,9 +1,13 @@
 """CSV: one line per row and column (long format, easy to load in a spreadsheet)."""
 
 import csv
+import math
 
+from ..decide.figures import row_mde
+
+# within_noise and mde_pct are empty without an A/A control in the compared run (jsonfmt.py)
 HEADER = ["group", "benchmark", "unit", "better", "column", "median", "ci_lo", "ci_hi", "n",
-          "baseline", "delta_pct", "p", "significant", "verdict"]
+          "baseline", "delta_pct", "p", "significant", "verdict", "within_noise", "mde_pct"]
 
 
 def render(table, out):
@@ -25,4 +29,11 @@ def render(table, out):
                 "" if d is None else f"{d.comparison.p:.6g}",
                 "" if d is None else str(d.comparison.significant).lower(),
                 "" if d is None else d.verdict,
+                "" if d is None or not table.noise else str(d.within_noise).lower(),
+                _mde(table, r, col) if d is not None else "",
             ])
+
+
+def _mde(table, row, column):
+    mde = row_mde(table, row, column)
+    return "" if mde is None or not math.isfinite(mde) else f"{mde:.4f}"

@@ -3,6 +3,8 @@
 import json
 import math
 
+from ..decide.figures import row_mde
+
 SCHEMA = "vmparity-compare/1"
 
 
@@ -27,7 +29,8 @@ def to_dict(table):
             "deltas": {
                 c: {"pct": d.pct, "p": d.comparison.p, "significant": d.comparison.significant,
                     "verdict": d.verdict, "warnings": d.comparison.warnings,
-                    **({"at-equal-clock": True} if d.at_equal_clock else {})}
+                    **({"at-equal-clock": True} if d.at_equal_clock else {}),
+                    **(_noise_fields(table, r, c, d) if table.noise else {})}
                 for c, d in r.deltas.items()
             },
         })
@@ -43,6 +46,14 @@ def to_dict(table):
             {"group": g.group, "unit": g.unit, "values": g.values, "pct": g.pct} for g in table.geomeans
         ],
     }
+
+
+def _noise_fields(table, row, column, d):
+    """A run with an A/A control: whether a significant change is no larger than that
+    control shows (the table's "(noise)"), and the smallest change the row could have
+    called beyond noise (null where none or where a change of speed does not move it)."""
+    mde = row_mde(table, row, column)
+    return {"within-noise": d.within_noise, "mde-pct": _num(mde)}
 
 
 def render(table, out):
