@@ -115,3 +115,24 @@ def test_a_lab_run_gives_each_row_its_noise_verdict_and_sensitivity_in_json_and_
 def test_two_files_without_an_aa_control_have_no_noise_fields(cli, in_testdata):
     data = json.loads(cli("compare", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", "json").out)
     assert all("within-noise" not in d and "mde-pct" not in d for r in data["rows"] for d in r["deltas"].values())
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, fmt):
+    import resultgen
+    from vmparity import table
+    from vmparity.decide import figures
+    from vmparity.render.fmt import MDE_NOTE
+    from vmparity.results import inputs
+
+    run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, count=10, noise=0.005, drift=0.08)
+    t = table.build([inputs.load(run)], by="target")
+    quiet = [(r, c) for r in t.rows for c, d in r.deltas.items() if d.verdict == "~" and r.name.startswith("BenchmarkClock")]
+    assert quiet
+    out = cli("compare", run, "--by", "target", "--format", fmt).out
+    assert all(f"~ (±{figures.row_mde(t, r, c):.1f}%)" in out for r, c in quiet)
+    assert MDE_NOTE in out.replace("\\", "")
+    # two files without an A/A control: a plain ~ and no legend for it
+    plain = cli("compare", tmp_path / "r-lab-quick" / "metal.txt", tmp_path / "r-lab-quick" / "container-nolimit.txt",
+                "--format", fmt).out
+    assert "(±" not in plain and "minimum detectable effect" not in plain

@@ -3,6 +3,7 @@
 import math
 
 from ..decide import clockcheck
+from ..stats.sensitivity import POWER
 
 _PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
 
@@ -36,17 +37,24 @@ EQUAL_CLOCK_NOTE = (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core cl
                     f"twin's, round by round, since that target's clock was the host's ({clockcheck.DOC}).")
 
 
-def delta(d):
+def delta(d, mde=None):
+    """A row's change against the baseline; a row with no significant change shows, where the
+    run has an A/A control, the smallest change it could have called beyond noise."""
     if d is None:
         return ""
     if d.verdict == "~":
-        return "~"
+        return f"~ (±{mde:.1f}%)" if mde is not None and math.isfinite(mde) else "~"
     if d.pct is None:
         return "?"
     mark = EQUAL_CLOCK_MARK if d.at_equal_clock else ""
     if d.within_noise:
         return f"{d.pct:+.2f}%{mark} (noise)"
     return f"{d.pct:+.2f}%{mark}"
+
+
+# The legend of a `~ (±x%)` cell, under every table that shows one.
+MDE_NOTE = (f"~ (±x%): no significant difference, and x the smallest change this row could have called beyond "
+            f"noise ({POWER:.0%} power; its minimum detectable effect, docs/noise.md).")
 
 
 def any_at_equal_clock(rows):

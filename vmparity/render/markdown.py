@@ -1,5 +1,6 @@
 """GitHub-flavoured Markdown tables, one per group and unit."""
 
+from ..decide.figures import row_mde
 from . import fmt
 from .escape import md_code, md_text
 from .text import _sections
@@ -35,7 +36,8 @@ def render(table, out, only_significant=False, notes=None):
                 if col != base:
                     d = deltas.get(col)
                     note = notes.get((r.group, r.name, r.unit)) if col == last and d else None
-                    cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else "",
+                    cells += [fmt.delta(d, row_mde(table, r, col) if table.noise else None),
+                              fmt.p_n(d.comparison) if d else "",
                               md_text(note) if note else (fmt.verdict_mark(d) if d else "")]
             out.write("| " + " | ".join(cells) + " |\n")
         for g in table.geomeans:
@@ -52,6 +54,8 @@ def render(table, out, only_significant=False, notes=None):
         for w, (count, first) in warnings.items():
             out.write(f"> ⚠️ {md_text(w)} ({count} row(s), e.g. {md_code(first)})\n")
     out.write(f"\nα = {table.alpha:g}; `~` means p > α (no significant difference).\n")
+    if table.noise and shown:
+        out.write(f"\n{md_text(fmt.MDE_NOTE)}\n")
     if fmt.any_at_equal_clock(shown):
         out.write(f"\n{md_text(fmt.EQUAL_CLOCK_NOTE)}\n")
 

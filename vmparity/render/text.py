@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ..decide.figures import row_mde
 from . import fmt
 from .escape import terminal
 
@@ -57,6 +58,8 @@ def render(table, out, width=None):
     for w, (count, first) in table.warnings().items():
         console.print(Text(terminal(f"warning: {w} ({count} row(s), e.g. {first})")))
     console.print(Text(f"alpha={table.alpha:g}; ~ means p > alpha (no significant difference)"))
+    if table.noise:
+        console.print(Text(fmt.MDE_NOTE))
     if fmt.any_at_equal_clock(table.rows):
         console.print(Text(fmt.EQUAL_CLOCK_NOTE))
 
@@ -68,7 +71,8 @@ def _cells(table, r, base):
         cells.append(fmt.summary(summaries.get(col)))
         if col != base:
             d = deltas.get(col)
-            cells += [fmt.delta(d), fmt.p_n(d.comparison) if d else ""]
+            cells += [fmt.delta(d, row_mde(table, r, col) if table.noise else None),
+                      fmt.p_n(d.comparison) if d else ""]
     return cells
 
 
