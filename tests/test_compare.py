@@ -1,10 +1,18 @@
 """vmparity compare: golden files for every format, pivots, the regression gate."""
 
+import csv
+import io
 import json
+import math
 
 import pytest
 
 import golden
+import resultgen
+from vmparity import table
+from vmparity.decide import figures
+from vmparity.render.fmt import MDE_NOTE
+from vmparity.results import inputs
 
 
 @pytest.fixture
@@ -67,8 +75,6 @@ def test_usage_errors_exit_2(cli, in_testdata):
 def test_by_target_puts_the_lab_metal_first_even_when_the_host_is_a_container(cli, tmp_path):
     # a CI runner is often itself a container: its `metal` target says so in target-kind,
     # yet it stays the reference the lab measures everything else against
-    import resultgen
-
     for target, kind in (("container-a", "container"), ("metal", "container"), ("container-b", "container")):
         resultgen.target_file(tmp_path, {**resultgen.METAL, "target": target, "target-kind": kind})
     data = json.loads(cli("compare", tmp_path, "--by", "target", "--format", "json").out)
@@ -78,15 +84,6 @@ def test_by_target_puts_the_lab_metal_first_even_when_the_host_is_a_container(cl
 def test_a_lab_run_gives_each_row_its_noise_verdict_and_sensitivity_in_json_and_csv(cli, tmp_path):
     # a machine reading compare's output gets what the table marks "(noise)" and each row's
     # minimum detectable effect, the same figures the report sums up per family
-    import csv
-    import io
-    import math
-
-    import resultgen
-    from vmparity import table
-    from vmparity.decide import figures
-    from vmparity.results import inputs
-
     run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True,
                             count=10, noise=0.005, drift=0.08)
     t = table.build([inputs.load(run)], by="target")
@@ -119,12 +116,6 @@ def test_two_files_without_an_aa_control_have_no_noise_fields(cli, in_testdata):
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, fmt):
-    import resultgen
-    from vmparity import table
-    from vmparity.decide import figures
-    from vmparity.render.fmt import MDE_NOTE
-    from vmparity.results import inputs
-
     run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, count=10, noise=0.005, drift=0.08)
     t = table.build([inputs.load(run)], by="target")
     quiet = [(r, c) for r in t.rows for c, d in r.deltas.items() if d.verdict == "~" and r.name.startswith("BenchmarkClock")]
