@@ -149,19 +149,24 @@ def row_mdes(table):
     for r in table.rows:
         if r.unit not in speed:
             continue
-        for col in r.deltas:
+        deltas, spreads = r.deltas, r.spreads  # read once: a stored row makes them on each read
+        for col, d in deltas.items():
             if not is_aa_control(col):
-                yield col, r.name, r.unit, row_mde(table, r, col)
+                yield col, r.name, r.unit, _mde(table.noise[0], r, col, d, spreads)
 
 
 def row_mde(table, row, column):
     """The minimum detectable effect % of one row of column against the baseline, from
-    the run's noise model (inf: its rounds can never reach α); None without a noise model
-    or in a unit that a change of speed does not move (a count)."""
-    if not table.noise or row.unit not in speed_units() or column not in row.deltas:
+    the run's noise model (inf: its rounds can never reach α); None without a noise model,
+    without that column, or in a unit that a change of speed does not move (a count)."""
+    if not table.noise or row.unit not in speed_units():
         return None
-    d = row.deltas[column]
-    return table.noise[0].mde(row.name, row.unit, row.spreads.get(column), d.comparison.n2, target=column)
+    d = row.deltas.get(column)
+    return None if d is None else _mde(table.noise[0], row, column, d, row.spreads)
+
+
+def _mde(model, row, column, d, spreads):
+    return model.mde(row.name, row.unit, spreads.get(column), d.comparison.n2, target=column)
 
 
 def sensitivity(table):

@@ -30,7 +30,7 @@ def render(table, out):
                 "" if d is None else str(d.comparison.significant).lower(),
                 "" if d is None else d.verdict,
                 "" if d is None or not table.noise else str(d.within_noise).lower(),
-                _mde(table, r, col) if d is not None else "",
+                _mde(table, r, col),
             ])
 
 

@@ -36,7 +36,7 @@ def render(table, out, only_significant=False, notes=None):
                 if col != base:
                     d = deltas.get(col)
                     note = notes.get((r.group, r.name, r.unit)) if col == last and d else None
-                    cells += [fmt.delta(d, row_mde(table, r, col) if table.noise else None),
+                    cells += [fmt.delta(d, row_mde(table, r, col)),
                               fmt.p_n(d.comparison) if d else "",
                               md_text(note) if note else (fmt.verdict_mark(d) if d else "")]
             out.write("| " + " | ".join(cells) + " |\n")

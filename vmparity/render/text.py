@@ -71,7 +71,7 @@ def _cells(table, r, base):
         cells.append(fmt.summary(summaries.get(col)))
         if col != base:
             d = deltas.get(col)
-            cells += [fmt.delta(d, row_mde(table, r, col) if table.noise else None),
+            cells += [fmt.delta(d, row_mde(table, r, col)),
                       fmt.p_n(d.comparison) if d else ""]
     return cells
 
