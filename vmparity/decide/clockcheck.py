@@ -79,12 +79,20 @@ def check(target, kind, metal, aa, own, alpha):
     rows or too few rounds for the signed-rank test to reach α (its time rows stay time)."""
     if kind == TCG_GUEST:
         return ClockCheck(target, 0, math.nan, 1.0, math.nan, math.nan, True, EMULATED)
-    g_metal, g_aa, g_own = round_clock(metal), round_clock(aa), round_clock(own)
+    return level_check(target, round_clock(metal), round_clock(aa), round_clock(own), alpha, _CLOCK_ROW)
+
+
+def level_check(target, g_metal, g_aa, g_own, alpha, row):
+    """The ClockCheck of one per-round level of the host ({round: value} of metal, its A/A
+    pass and the target: a core clock here, a reference copy's bandwidth in bandwidth.py)
+    against both passes of metal, by the paired rule floored by the A/A pair's own spread
+    of it (row: the (family, unit) the model keys that spread by); None when the target
+    has too few rounds for the signed-rank test to reach α."""
     ev = paired.evidence(paired.against_passes(g_metal, g_aa, g_own))
     if not g_own or not sensitivity.signed_rank_reachable(ev.n, alpha) or not math.isfinite(ev.spread):
         return None
     aa_ev = paired.evidence(paired.differences(g_metal, g_aa))
     model = paired.PairedModel(alpha, floor_scale=paired.TWO_PASS_FLOOR,
-                               family_spread={_CLOCK_ROW: aa_ev.spread if math.isfinite(aa_ev.spread) else 0.0})
-    return ClockCheck(target, ev.n, ev.pct, ev.p, model.band(*_CLOCK_ROW, ev), model.mde(*_CLOCK_ROW, ev),
-                      model.beyond(*_CLOCK_ROW, ev))
+                               family_spread={row: aa_ev.spread if math.isfinite(aa_ev.spread) else 0.0})
+    return ClockCheck(target, ev.n, ev.pct, ev.p, model.band(*row, ev), model.mde(*row, ev),
+                      model.beyond(*row, ev))

@@ -24,12 +24,7 @@ import math
 
 import numpy as np
 
-from ..results.spec import core_clock_units, known_units, speed_units
-
-
-def time_units():
-    """The speed units counted in time (ns/op, B/s, TSC cycles/op …), which a core clock scales."""
-    return speed_units() - core_clock_units()
+from ..results.spec import core_clock_units, known_units, time_units
 
 
 def twin_unit(unit):

@@ -39,6 +39,7 @@ class Finding:
     side: str = ""  # for one-sided rows: the side that has it
     mde: float = None  # the smallest change in % the run could have called beyond noise in this row (with an A/A control)
     at_equal_clock: bool = False  # a time row's change taken at an equal core clock (decide/clockcheck.py)
+    at_equal_bandwidth: bool = False  # a large copy's, at an equal memory bandwidth (decide/bandwidth.py)
     machine_range: object = None  # an unexplained row's range on this machine's other runs (machine_range.py)
 
 
@@ -268,10 +269,11 @@ def findings(table, within=None):
             if d is not None and d.comparison.significant and d.within_noise:
                 if within is not None:
                     within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde,
-                                          at_equal_clock=d.at_equal_clock))
+                                          at_equal_clock=d.at_equal_clock, at_equal_bandwidth=d.at_equal_bandwidth))
             elif d is not None and d.comparison.significant:
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict,
-                                                                   mde=mde, at_equal_clock=d.at_equal_clock))
+                                                                   mde=mde, at_equal_clock=d.at_equal_clock,
+                                                                   at_equal_bandwidth=d.at_equal_bandwidth))
             elif d is None and (base in r.cells) != (col in r.cells):
                 side = base if base in r.cells else col
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, None, 1.0, "one-sided", side))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.spec import speed_units
-from . import clockcheck
+from . import bandwidth, clockcheck
 from ..results.targets import is_aa_control
 from ..query.names import family
 from ..stats.sensitivity import POWER
@@ -87,20 +87,41 @@ def clock_checks(table):
 
 def clock_sentence(c):
     """One target's core clock against metal's and what follows for its time rows."""
+    return _level_sentence(c, "its time rows", "at an equal clock")
+
+
+def bandwidth_checks(table):
+    """{target: the check of its reference copy (decide/bandwidth.py)} ({} without one)."""
+    return getattr(table.noise[0], "bandwidth_checks", {}) if table.noise else {}
+
+
+def bandwidth_sentence(c):
+    """One target's reference copy against metal's and what follows for its large copies."""
+    return _level_sentence(c, "its large copies' time rows", "at an equal memory bandwidth")
+
+
+def _level_sentence(c, rows, at):
+    """A check of a level of the host (clockcheck.level_check) and how `rows` are compared after it."""
     if c.why_not:
-        return f"not checked ({c.why_not}), so its time rows are compared as measured"
-    how = ("beyond noise, so its time rows are compared as measured" if c.differs else
-           f"within noise (it would have seen ±{_pct(c.mde)}), so its time rows are compared at an equal clock")
+        return f"not checked ({c.why_not}), so {rows} are compared as measured"
+    how = (f"beyond noise, so {rows} are compared as measured" if c.differs else
+           f"within noise (it would have seen ±{_pct(c.mde)}), so {rows} are compared {at}")
     return f"{c.pct:+.1f} % over {c.rounds} rounds, {how}"
 
 
 def clock_lines(table):
-    """Plain text: each target's core clock against metal's (decide/clockcheck.py)."""
+    """Plain text: each target's core clock against metal's (decide/clockcheck.py), and its
+    reference copy's bandwidth (decide/bandwidth.py)."""
+    out = []
     checks = clock_checks(table)
-    if not checks:
-        return []
-    return [f"core clock against metal's, round by round ({clockcheck.DOC}):",
-            *(f"  {t}: {clock_sentence(c)}" for t, c in checks.items())]
+    if checks:
+        out += [f"core clock against metal's, round by round ({clockcheck.DOC}):",
+                *(f"  {t}: {clock_sentence(c)}" for t, c in checks.items())]
+    checks = bandwidth_checks(table)
+    if checks:
+        out += [f"reference copy's bandwidth against metal's, round by round ({bandwidth.DOC}):",
+                *(f"  {t}: {bandwidth_sentence(c)}" for t, c in checks.items())]
+    return out
 
 
 def paired_aa(m):

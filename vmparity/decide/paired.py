@@ -230,6 +230,7 @@ class DecidedNoise(noise.NoiseModel):
     paired: PairedModel = None
     paired_rows: dict = field(default_factory=dict)  # target -> rows decided paired by round
     clock_checks: dict = field(default_factory=dict)  # target -> clockcheck.ClockCheck
+    bandwidth_checks: dict = field(default_factory=dict)  # target -> its reference copy's check (bandwidth.py)
 
     def mde(self, name, unit, target_spread=None, n_target=None, target=None):
         key = (target, name, unit)
@@ -238,7 +239,8 @@ class DecidedNoise(noise.NoiseModel):
         return super().mde(name, unit, target_spread, n_target)
 
 
-def decided(model, pm, row_mde, paired_rows, clock_checks=None):
+def decided(model, pm, row_mde, paired_rows, clock_checks=None, bandwidth_checks=None):
     """model (noise.NoiseModel) as a DecidedNoise with the paired rule's row figures."""
     return DecidedNoise(**{f.name: getattr(model, f.name) for f in fields(noise.NoiseModel)},
-                        row_mde=row_mde, paired=pm, paired_rows=paired_rows, clock_checks=clock_checks or {})
+                        row_mde=row_mde, paired=pm, paired_rows=paired_rows, clock_checks=clock_checks or {},
+                        bandwidth_checks=bandwidth_checks or {})

@@ -36,7 +36,7 @@ from .. import table
 from ..decide import explain, noise, paired
 from ..query.names import job_of
 from ..results import inputs, manifest, round_record
-from ..results.spec import core_clock_units, speed_units
+from ..results.spec import core_clock_units, time_units as spec_time_units
 from ..results.targets import aa_control_of, base_side, is_base_side, metal_of
 from ..table import paired_rounds
 
@@ -118,7 +118,7 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         elif metal in by_target and aa_rf is not None:
             ab.aa_paired[metal] = paired.calibrate(_paired_rows(by_target[metal], aa_rf, full_record), alpha)
     clock_units = core_clock_units()
-    time_units = speed_units() - clock_units
+    time_units = spec_time_units()
     for target, base_rf in bases.items():
         head_rf = by_target.get(target)
         if only is not None and target not in only:

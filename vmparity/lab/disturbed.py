@@ -59,7 +59,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..results import round_record
-from ..results.spec import core_clock_units, known_units, speed_units
+from ..results.spec import core_clock_units, known_units, time_units
 from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
 from ..query.names import job_of
 from ..stats import MAD_NORMAL
@@ -81,9 +81,9 @@ MEASURES = (TIME, CLOCKS)
 
 def measured_units(measure):
     """The units a job's shift in `measure` is taken over: time and throughput (the speed
-    units but core clocks), or the core-clock units."""
-    clocks = core_clock_units()
-    return speed_units() - clocks if measure == TIME else clocks
+    units but core clocks and a reference's ratios, which a spell leaves alone), or the
+    core-clock units."""
+    return time_units() if measure == TIME else core_clock_units()
 
 
 def deviations(rounds, measure=TIME):

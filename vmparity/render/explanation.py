@@ -16,6 +16,8 @@ def _row(f, seen=True):
 
 
 def _unit(f):
+    if f.at_equal_bandwidth:
+        return f"{f.unit} at an equal memory bandwidth"
     return f"{f.unit} at an equal core clock" if f.at_equal_clock else f.unit
 
 
@@ -136,6 +138,8 @@ def to_dict(result):
             out["mde-pct"] = f.mde if math.isfinite(f.mde) else None
         if f.at_equal_clock:
             out["at-equal-clock"] = True
+        if f.at_equal_bandwidth:
+            out["at-equal-bandwidth"] = True
         return out
     return {
         "schema": "vmparity-explain/1",

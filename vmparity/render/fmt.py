@@ -2,7 +2,7 @@
 
 import math
 
-from ..decide import clockcheck
+from ..decide import bandwidth, clockcheck
 from ..stats.sensitivity import POWER
 
 _PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
@@ -37,6 +37,13 @@ EQUAL_CLOCK_NOTE = (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core cl
                     f"twin's, round by round, since that target's clock was the host's ({clockcheck.DOC}).")
 
 
+# The same for a large copy's time row taken at an equal memory bandwidth (decide/bandwidth.py).
+EQUAL_BANDWIDTH_MARK = "‡"
+EQUAL_BANDWIDTH_NOTE = (f"{EQUAL_BANDWIDTH_MARK} a large copy's time row compared at an equal memory bandwidth: the "
+                        f"change is its reference twin's (refcopies/op), round by round, since that target's copy loop "
+                        f"ran as fast as metal's ({bandwidth.DOC}).")
+
+
 def delta(d, mde=None):
     """A row's change against the baseline; a row with no significant change shows, where the
     run has an A/A control, the smallest change it could have called beyond noise."""
@@ -46,7 +53,7 @@ def delta(d, mde=None):
         return f"~ (±{mde:.1f}%)" if mde is not None and math.isfinite(mde) else "~"
     if d.pct is None:
         return "?"
-    mark = EQUAL_CLOCK_MARK if d.at_equal_clock else ""
+    mark = EQUAL_CLOCK_MARK if d.at_equal_clock else EQUAL_BANDWIDTH_MARK if d.at_equal_bandwidth else ""
     if d.within_noise:
         return f"{d.pct:+.2f}%{mark} (noise)"
     return f"{d.pct:+.2f}%{mark}"
@@ -60,6 +67,11 @@ MDE_NOTE = (f"~ (±x%): no significant difference, and x the smallest change thi
 def any_at_equal_clock(rows):
     """Whether a shown change of these rows was taken at an equal core clock (its note is due)."""
     return any(d is not None and d.at_equal_clock and d.verdict != "~" for r in rows for d in r.deltas.values())
+
+
+def any_at_equal_bandwidth(rows):
+    """Whether a shown change of these rows was taken at an equal memory bandwidth (its note is due)."""
+    return any(d is not None and d.at_equal_bandwidth and d.verdict != "~" for r in rows for d in r.deltas.values())
 
 
 def pct(p):

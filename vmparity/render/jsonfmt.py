@@ -30,6 +30,7 @@ def to_dict(table):
                 c: {"pct": d.pct, "p": d.comparison.p, "significant": d.comparison.significant,
                     "verdict": d.verdict, "warnings": d.comparison.warnings,
                     **({"at-equal-clock": True} if d.at_equal_clock else {}),
+                    **({"at-equal-bandwidth": True} if d.at_equal_bandwidth else {}),
                     **(_noise_fields(table, r, c, d) if table.noise else {})}
                 for c, d in r.deltas.items()
             },

@@ -58,6 +58,8 @@ def render(table, out, only_significant=False, notes=None):
         out.write(f"\n{md_text(fmt.MDE_NOTE)}\n")
     if fmt.any_at_equal_clock(shown):
         out.write(f"\n{md_text(fmt.EQUAL_CLOCK_NOTE)}\n")
+    if fmt.any_at_equal_bandwidth(shown):
+        out.write(f"\n{md_text(fmt.EQUAL_BANDWIDTH_NOTE)}\n")
 
 
 def fit(head, lines, budget):

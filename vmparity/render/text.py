@@ -62,6 +62,8 @@ def render(table, out, width=None):
         console.print(Text(fmt.MDE_NOTE))
     if fmt.any_at_equal_clock(table.rows):
         console.print(Text(fmt.EQUAL_CLOCK_NOTE))
+    if fmt.any_at_equal_bandwidth(table.rows):
+        console.print(Text(fmt.EQUAL_BANDWIDTH_NOTE))
 
 
 def _cells(table, r, base):

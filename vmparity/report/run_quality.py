@@ -6,7 +6,7 @@ come from result files and process names from the host."""
 import itertools
 import math
 
-from ..decide import clockcheck, figures
+from ..decide import bandwidth, clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
 from ..lab import disturbed
@@ -46,7 +46,7 @@ def noise(ctx):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
                    f"{f.within} within noise")
-    out += ["", core_clock(t), "", sensitivity_table(t)]
+    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t)]
     return "\n".join(out) + "\n"
 
 
@@ -62,6 +62,20 @@ def core_clock(t):
         f"an equal clock (their core-clock twins' ratios, marked {fmt.EQUAL_CLOCK_MARK}); where it differs, as "
         f"measured ({clockcheck.DOC}).", "",
         *(f"- {md_code(target)}: {md_text(figures.clock_sentence(c))}" for target, c in checks.items())])
+
+
+def memory_bandwidth(t):
+    """Each target's reference copy against metal's, and whether its large copies were compared at an equal bandwidth."""
+    checks = figures.bandwidth_checks(t)
+    if not checks:
+        return ""
+    return "\n".join([
+        "**Memory bandwidth:** a copy of 4 MiB or more runs at the speed the host's shared cache and memory "
+        "allow that moment, which other tenants' traffic sets. memcpy times those copies against a plain copy "
+        "loop run beside them (`refcopies/op`). Where a target's loop is within noise of metal's round by "
+        "round, its large copies' time rows are compared at an equal bandwidth (their reference twins' "
+        f"ratios, marked {fmt.EQUAL_BANDWIDTH_MARK}); where it differs, as measured ({bandwidth.DOC}).", "",
+        *(f"- {md_code(target)}: {md_text(figures.bandwidth_sentence(c))}" for target, c in checks.items())])
 
 
 def sensitivity_table(t):

@@ -35,3 +35,14 @@ def speed_units():
 def core_clock_units():
     """The speed units counted in core clocks (ns x the core clock measured beside them), not time."""
     return set(spec()["core-clock-units"])
+
+
+def reference_units():
+    """The speed units counted against a reference copy timed beside the measurement."""
+    return set(spec()["reference-units"])
+
+
+def time_units():
+    """The speed units counted in time (ns/op, B/s, TSC cycles/op …): neither core clocks nor
+    a reference's, so that the host's turbo bins and memory traffic move them."""
+    return speed_units() - core_clock_units() - reference_units()

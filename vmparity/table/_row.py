@@ -19,6 +19,7 @@ class Delta:
     verdict: str  # better | worse | ~ | same | ?
     within_noise: bool = False  # significant, but no larger than the run's A/A control shows
     at_equal_clock: bool = False  # a time row judged on its core-clock twin (decide/clockcheck.py)
+    at_equal_bandwidth: bool = False  # a large copy's time row judged on its reference twin (decide/bandwidth.py)
     # an A/B run's row whose program BASE and HEAD ran byte-identical (lab/ab_compare.py): not the code's
     same_binary: bool = False
 

@@ -8,18 +8,19 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import clockcheck, coreclock, fastlevel, paired
+from ..decide import bandwidth, clockcheck, coreclock, fastlevel, paired
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
 from ._row import Delta, Row, verdict
 
 
-def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset(), sides=None):
+def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset(), sides=None,
+           at_equal_bandwidth=frozenset()):
     """Replace column col's deltas in t by the paired rule's (model pm) where diffs
     {(name, unit): per-round log ratios} reach α; fallback_mde(row, delta) gives the
-    rest's figure; at_equal_clock: the keys whose diffs are their clocks twin's (their
-    deltas say so); sides: (metal, its A/A pass, col) per-round values, whose fast levels
+    rest's figure; at_equal_clock, at_equal_bandwidth: the keys whose diffs are their
+    clocks twin's, their reference twin's (their deltas say so); sides: (metal, its A/A pass, col) per-round values, whose fast levels
     pm's fast-level rule holds against each other (decide/fastlevel.py), if it has one.
     Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
     rows, row_mde = [], {}
@@ -37,7 +38,7 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             beyond = pm.beyond(r.name, r.unit, ev)
             deltas = dict(r.deltas)
             deltas[col] = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), cmp.significant and not beyond,
-                                at_equal_clock=key in at_equal_clock)
+                                at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth)
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
             row_mde[key] = pm.mde(r.name, r.unit, ev)
             n_paired += 1
@@ -64,8 +65,11 @@ def apply_in_run(t, inp):
     they pair, λ and the floor from the A/A pair's own rounds (docs/noise.md, "Paired by
     round"). Time rows are compared at an equal core clock (their clocks twins' ratios)
     on every target whose clock the check finds to be the host's (decide/clockcheck.py),
-    as measured on the rest. The table's noise model becomes a paired.DecidedNoise.
-    Nothing changes for a run without rounds.json or a table without an A/A model."""
+    and large copies' time rows at an equal memory bandwidth (their reference twins'
+    ratios) on every target whose reference copy runs as fast as metal's (decide/
+    bandwidth.py); as measured on the rest. The table's noise model becomes a
+    paired.DecidedNoise. Nothing changes for a run without rounds.json or a table
+    without an A/A model."""
     if not t.noise:
         return
     record = round_record.load(inp.path)
@@ -77,12 +81,9 @@ def apply_in_run(t, inp):
         return
     measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
     metal, aa = measured[model.metal], measured[model.aa]
-    # one model per way of comparing: the A/A pair's time rows as measured, and at an equal clock
-    metal_at_clock, aa_at_clock, twinned = coreclock.pair_at_equal_clock(metal, aa)
     higher = {r.unit: bool(r.higher_better) for r in t.rows}
-    pm_measured = _calibrated(metal, aa, t.alpha, higher)
-    pm_equal_clock = _calibrated(metal_at_clock, aa_at_clock, t.alpha, higher)
-    row_mde, counts, checks = {}, {}, {}
+    ways = _Ways(metal, aa, t.alpha, higher)
+    row_mde, counts, checks, bw_checks = {}, {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
         if is_aa_control(col) or col not in measured or metal_of(col, metals) != model.metal:
@@ -91,18 +92,46 @@ def apply_in_run(t, inp):
         chk = clockcheck.check(col, kind, metal, aa, measured[col], t.alpha)
         if chk is not None:
             checks[col] = chk
-        own, replaced, pm = measured[col], frozenset(), pm_measured
-        sides = (metal, aa, own)
-        if chk is not None and chk.at_equal_clock:
-            replaced, pm = twinned & coreclock.twinned_rows(own), pm_equal_clock
-            sides = tuple(coreclock.per_round_at_equal_clock(v, replaced) for v in sides)
+        bw = bandwidth.check(col, kind, metal, aa, measured[col], t.alpha)
+        if bw is not None:
+            bw_checks[col] = bw
+        at_clock, at_bandwidth = chk is not None and not chk.differs, bw is not None and not bw.differs
+        own = measured[col]
+        replaced = ways.clock_twinned & coreclock.twinned_rows(own) if at_clock else frozenset()
+        replaced_bw = ways.bandwidth_twinned & bandwidth.twinned_rows(own) if at_bandwidth else frozenset()
+        sides = tuple(bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, replaced),
+                                                             replaced_bw) for v in (metal, aa, own))
         metal_side, aa_side, own_side = sides
         diffs = {key: paired.against_passes(metal_side.get(key, {}), aa_side.get(key, {}), own_side[key])
                  for key in own_side}
-        mdes, (n_paired, _, _) = decide(t, col, pm, diffs, t.alpha, at_equal_clock=replaced, sides=sides)
+        mdes, (n_paired, _, _) = decide(t, col, ways.model(at_clock, at_bandwidth), diffs, t.alpha,
+                                        at_equal_clock=replaced - replaced_bw, sides=sides,
+                                        at_equal_bandwidth=replaced_bw)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
-    t.noise = [paired.decided(model, pm_equal_clock, row_mde, counts, checks), *t.noise[1:]]
+    t.noise = [paired.decided(model, ways.model(True, True), row_mde, counts, checks, bw_checks), *t.noise[1:]]
+
+
+class _Ways:
+    """The paired rule calibrated on the A/A pair once per way of comparing a target: time
+    rows as measured or at an equal core clock, large copies as measured or at an equal
+    memory bandwidth, the pair's rows put as the target's are."""
+
+    def __init__(self, metal, aa, alpha, higher):
+        self.metal, self.aa, self.alpha, self.higher = metal, aa, alpha, higher
+        self.clock_twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
+        self.bandwidth_twinned = bandwidth.twinned_rows(metal) & bandwidth.twinned_rows(aa)
+        self._models = {}
+
+    def model(self, at_clock, at_bandwidth):
+        key = (at_clock, at_bandwidth)
+        if key not in self._models:
+            clocked = self.clock_twinned if at_clock else frozenset()
+            bw = self.bandwidth_twinned if at_bandwidth else frozenset()
+            metal, aa = (bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, clocked), bw)
+                         for v in (self.metal, self.aa))
+            self._models[key] = _calibrated(metal, aa, self.alpha, self.higher)
+        return self._models[key]
 
 
 def _calibrated(metal, aa, alpha, higher):

@@ -12,6 +12,8 @@ struct copy_result {
 	uint64_t copies;   /* timed copies (the "iterations" column) */
 	double ns_per_op;
 	double cycles_per_op; /* 0 when the TSC is not used */
+	double ref_ratio;     /* median over batches of this batch's time / the reference's
+			       * batch beside it; 0 when not timed against a reference */
 };
 
 /* Verifies every byte of a first copy per slot, times batches until the
@@ -23,6 +25,17 @@ struct copy_result {
 int copy_measure(copy_fn const volatile *fn, struct copy_set *s,
 		   const struct vmp_budget *b, int use_tsc,
 		   struct copy_result *r, char *why, size_t whylen);
+
+/* copy_measure, with every timed batch of fn between two batches of the same
+ * copies through ref (ref NULL: copy_measure), held against their mean.  The
+ * batches lie a few milliseconds apart, so the host's memory traffic of that
+ * moment slows them all: a 16 MiB copy's median moved by 9 % from one
+ * process to the next here, its ratio to the reference's by 3 %
+ * (docs/noise.md, "Large copies at an equal memory bandwidth").  r->ref_ratio
+ * is the median of the per-pair ratios; ns and cycles are fn's alone. */
+int copy_measure_against(copy_fn const volatile *fn, copy_fn const volatile *ref, struct copy_set *s,
+			 const struct vmp_budget *b, int use_tsc,
+			 struct copy_result *r, char *why, size_t whylen);
 
 /* copy_measure at up to `placements` placements of each of nsizes sizes in
  * the arena (copy_placements), each with its share of the budget's time and
@@ -36,8 +49,11 @@ int copy_measure(copy_fn const volatile *fn, struct copy_set *s,
  * meets rather than every placement of a few sizes, and the fastest
  * placement leaves it out. ghz (NULL: not measured) gets, per size, the core
  * clock of the window its fastest placement was timed in (vmp_core_ghz
- * between placements). */
-int copy_measure_interleaved(copy_fn const volatile *fn, const struct copy_arena *a, const size_t *sizes,
+ * between placements). ref (NULL: none) is the reference copy that the sizes
+ * of at least VMP_REFERENCE_MIN_SIZE are timed against (copy_measure_against);
+ * their fastest placement's ratio is kept with its time. */
+int copy_measure_interleaved(copy_fn const volatile *fn, copy_fn const volatile *ref,
+			     const struct copy_arena *a, const size_t *sizes,
 			     int nsizes, int placements, const struct vmp_budget *b, int use_tsc,
 			     struct copy_result *r, double *ghz, char *why, size_t whylen);
 

@@ -12,12 +12,14 @@
 #include "../common/copycheck.h"
 #include "../common/copymeasure.h"
 #include "../common/coreclock.h"
+#include "../common/refcopy.h"
 #include "selftest.h"
 #include "sizes.h"
 
 /* Read through a volatile pointer on every copy: the compiler can neither
  * inline glibc's memcpy nor replace it with its own builtin expansion. */
 static copy_fn const volatile glibc_memcpy = memcpy;
+static copy_fn const volatile reference_copy = vmp_reference_copy;
 
 /* The tunable= name component, set by benchrun alongside GLIBC_TUNABLES. */
 static const char *tunable_variant(void)
@@ -96,6 +98,10 @@ int main(int argc, char **argv)
 	/* ... and the placements are taken in turn across the sizes, so that a
 	 * spell of the host meets one placement of a size, not all of them. */
 	vmp_config("memcpy-placement-order", "across sizes");
+	/* A large copy's time is the host's memory traffic of the moment as much
+	 * as glibc's; its time against a glibc-free loop run beside it is not. */
+	vmp_config("memcpy-reference", "sse2 copy loop, batches alternating, sizes >= %zu (refcopies/op)",
+		   VMP_REFERENCE_MIN_SIZE);
 	vmp_unit_better("B/s", 1);
 
 	if (copy_arena_init(&arena, plan.sizes[plan.nsizes - 1], why, sizeof(why)) != 0) {
@@ -112,7 +118,7 @@ int main(int argc, char **argv)
 	struct copy_result rs[MEMCPY_MAX_SIZES];
 	double size_ghz[MEMCPY_MAX_SIZES];
 	struct vmp_clock_range clocks_seen = {0, 0};
-	if (copy_measure_interleaved(&glibc_memcpy, &arena, plan.sizes, plan.nsizes, plan.placements,
+	if (copy_measure_interleaved(&glibc_memcpy, &reference_copy, &arena, plan.sizes, plan.nsizes, plan.placements,
 				     &plan.budget, ghz > 0, rs, size_ghz, why, sizeof(why)) != 0) {
 		fprintf(stderr, "memcpy: link=%s tunable=%s: %s\n", link, variant, why);
 		copy_arena_free(&arena);
@@ -132,8 +138,9 @@ int main(int argc, char **argv)
 			{ (double)plan.sizes[i] * 1e9 / r->ns_per_op, "B/s" },
 			{ r->cycles_per_op, ghz > 0 ? "cycles/op" : NULL },
 			{ r->ns_per_op * size_ghz[i], "clocks/op" },
+			{ r->ref_ratio, r->ref_ratio > 0 ? "refcopies/op" : NULL },
 		};
-		vmp_bench_line(name, r->copies, m, 4);
+		vmp_bench_line(name, r->copies, m, 5);
 	}
 	copy_arena_free(&arena);
 	return 0;

@@ -11,6 +11,7 @@
 #include "../common/aligned_map.h"
 #include "../common/copycheck.h"
 #include "../common/copymeasure.h"
+#include "../common/refcopy.h"
 #include "sizes.h"
 
 /* Deliberately broken copies: each must be caught by the checks. */
@@ -152,9 +153,9 @@ static void test_placements(void)
 	struct copy_result r;
 	copy_fn const volatile nothing = copy_nothing;
 	static const size_t one_size = 1024;
-	vmp_check(copy_measure_interleaved(&nothing, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why)) != 0,
+	vmp_check(copy_measure_interleaved(&nothing, NULL, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why)) != 0,
 		  "the placed measurement refuses a broken copy: %s", why);
-	rc = copy_measure_interleaved(&good, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why));
+	rc = copy_measure_interleaved(&good, NULL, &a, &one_size, 1, 5, &b, 0, &r, NULL, why, sizeof(why));
 	vmp_check(rc == 0 && r.copies > 0 && r.ns_per_op > 0,
 		  "the placed measurement of glibc memcpy succeeds (%.1f ns/op over %llu copies)",
 		  rc == 0 ? r.ns_per_op : 0, (unsigned long long)r.copies);
@@ -166,7 +167,7 @@ static void test_placements(void)
 	double ghz[2] = { 0, 0 };
 	copy_fn const volatile noting = copy_noting_size;
 	nturns = 0;
-	rc = copy_measure_interleaved(&noting, &a, two, 2, 3, &b, 0, rr, ghz, why, sizeof(why));
+	rc = copy_measure_interleaved(&noting, NULL, &a, two, 2, 3, &b, 0, rr, ghz, why, sizeof(why));
 	int order = nturns == 6;
 	for (int k = 0; k < nturns && order; k++)
 		order = turns[k] == two[k % 2];
@@ -174,6 +175,47 @@ static void test_placements(void)
 		  "the sizes take their placements in turn (%d turns: %zu, %zu, %zu, ...), each with a result "
 		  "and a clock (%.2f, %.2f GHz)", nturns, turns[0], nturns > 1 ? turns[1] : 0,
 		  nturns > 2 ? turns[2] : 0, ghz[0], ghz[1]);
+	copy_arena_free(&a);
+}
+
+/* A copy that does the work twice: timed against one plain copy, half as fast. */
+static void *copy_twice(void *d, const void *s, size_t n)
+{
+	vmp_reference_copy(d, s, n);
+	return vmp_reference_copy(d, s, n);
+}
+
+/* The reference copy: copies right, is what the large sizes' ratio is taken
+ * against, and only theirs; a broken reference is refused as a broken copy is. */
+static void test_reference(void)
+{
+	static const size_t sizes[] = { 1024, VMP_REFERENCE_MIN_SIZE };
+	struct vmp_budget b = { .batch_ns = 20000, .total_ns = 4000000, .min_batches = 6, .max_batches = 400 };
+	copy_fn const volatile ref = vmp_reference_copy, twice = copy_twice, nothing = copy_nothing;
+	copy_fn const volatile good = memcpy;
+	struct copy_arena a;
+	struct copy_set s;
+	struct copy_result r, rr[2];
+	char why[256] = "";
+
+	int rc = copy_arena_init(&a, VMP_REFERENCE_MIN_SIZE, why, sizeof(why));
+	if (!vmp_check(rc == 0, "copy buffers for the reference set up %s", why))
+		return;
+	copy_set_place(&s, &a, 65536);
+	vmp_check(copy_verify_full(&ref, &s, why, sizeof(why)) == 0 && copy_batch(&ref, &s, 100) == 0,
+		  "the reference copy copies every byte %s", why);
+	copy_set_place(&s, &a, 65536);
+	rc = copy_measure_against(&twice, &ref, &s, &b, 0, &r, why, sizeof(why));
+	vmp_check(rc == 0 && r.ref_ratio > 1.4 && r.ref_ratio < 2.8,
+		  "two copies timed against the reference's one take about twice its time (ratio %.2f)",
+		  rc == 0 ? r.ref_ratio : 0);
+	copy_set_place(&s, &a, 65536);
+	vmp_check(copy_measure_against(&good, &nothing, &s, &b, 0, &r, why, sizeof(why)) != 0,
+		  "the measurement refuses a broken reference: %s", why);
+	rc = copy_measure_interleaved(&good, &ref, &a, sizes, 2, 1, &b, 0, rr, NULL, why, sizeof(why));
+	vmp_check(rc == 0 && rr[0].ref_ratio == 0 && rr[1].ref_ratio > 0,
+		  "only the copies of at least %zu bytes are timed against the reference (ratios %.2f, %.2f)",
+		  VMP_REFERENCE_MIN_SIZE, rc == 0 ? rr[0].ref_ratio : -1, rc == 0 ? rr[1].ref_ratio : -1);
 	copy_arena_free(&a);
 }
 
@@ -275,6 +317,7 @@ int memcpy_self_test(const char *prog)
 {
 	test_copies();
 	test_placements();
+	test_reference();
 	test_aligned_arena();
 	test_tsc_flags();
 	test_tsc_live();
