@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	vmp_config("memcpy-placement-order", "across sizes");
 	/* A large copy's time is the host's memory traffic of the moment as much
 	 * as glibc's; its time against a glibc-free loop run beside it is not. */
-	vmp_config("memcpy-reference", "sse2 copy loop, batches alternating, sizes >= %zu (refcopies/op)",
+	vmp_config("memcpy-reference", "sse2 copy loop timed before and after each batch, sizes >= %zu (refcopies/op)",
 		   VMP_REFERENCE_MIN_SIZE);
 	vmp_unit_better("B/s", 1);
 

@@ -474,6 +474,35 @@ func TestFastestLines(t *testing.T) {
 	}
 }
 
+func TestPartLinesPoolTheReferenceRatio(t *testing.T) {
+	var p PartLines
+	parts := [][]string{
+		{"BenchmarkM/size=16 10 5.0 ns/op 2.0 B/s 1.30 refcopies/op", "BenchmarkM/size=1 10 1 ns/op"},
+		{"BenchmarkM/size=16 10 4.0 ns/op 2.5 B/s 0.90 refcopies/op", "BenchmarkM/size=1 10 2 ns/op"},
+		{"BenchmarkM/size=16 10 6.0 ns/op 1.6 B/s 1.05 refcopies/op", "BenchmarkM/size=1 10 3 ns/op"},
+	}
+	for _, part := range parts {
+		if err := p.Add(part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the fastest part's line (4.0 ns), its ratio the median of the three parts' (1.05)
+	want := []string{"BenchmarkM/size=16 10 4.0 ns/op 2.5 B/s 1.05 refcopies/op", "BenchmarkM/size=1 10 1 ns/op"}
+	if got := p.Lines(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("merged %q, want %q", got, want)
+	}
+	var one PartLines
+	if err := one.Add(parts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := one.Lines(); strings.Join(got, "|") != strings.Join(parts[0], "|") {
+		t.Fatalf("one part merged into %q, want it unchanged", got)
+	}
+	if err := one.Add([]string{"BenchmarkM/size=16 10 4.0 ns/op x refcopies/op"}); err == nil {
+		t.Fatal("a ratio that is not a number was accepted")
+	}
+}
+
 // --parts: a program that takes --share runs once per part with --share N,
 // the parts in turn across the jobs, and each row keeps its fastest part; a
 // program that does not take it runs once, without --share, the first such

@@ -153,7 +153,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 
 	if o.Parts > 1 {
 		h.SetFixed("parts", fmt.Sprintf("%d (each repetition in %d parts: %s ran once per part with 1/%d of their repetition's time, "+
-			"the parts spread over the repetition, and each row is its fastest part)", o.Parts, o.Parts, SharingPrograms(), o.Parts))
+			"the parts spread over the repetition, and each row is its fastest part, its refcopies/op the median of the parts)", o.Parts, o.Parts, SharingPrograms(), o.Parts))
 	}
 	if shares := sharesInWords(o); shares != "" {
 		h.SetFixed("share", shares)
@@ -169,7 +169,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		// Repetitions are interleaved across benchmarks, so a slow phase of
 		// the machine hits every benchmark a little instead of one a lot; with
 		// --parts each job's parts are as far apart as the repetition allows.
-		fastest := make([][]string, len(jobs))
+		merged := make([]PartLines, len(jobs))
 		for part := 1; part <= o.Parts; part++ {
 			for i, j := range jobs {
 				if !runsIn(jobs, i, part, o.Parts) {
@@ -193,15 +193,15 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 					fmt.Fprintln(stderr, "FAILED")
 					return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
 				}
-				if fastest[i], err = FastestLines(fastest[i], lines); err != nil {
+				if err = merged[i].Add(lines); err != nil {
 					fmt.Fprintln(stderr, "FAILED")
 					return fmt.Errorf("benchmark %s: %v; %s left unchanged", j.Name, err, o.Out)
 				}
 				fmt.Fprintf(stderr, "%.2fs\n", time.Since(t0).Seconds())
 			}
 		}
-		for _, lines := range fastest {
-			body = append(body, lines...)
+		for i := range merged {
+			body = append(body, merged[i].Lines()...)
 		}
 	}
 	recordThrottle(h, throttleBefore, throttleErr)

@@ -1,0 +1,149 @@
+"""Within a run, large copies at an equal memory bandwidth (vmparity/decide/bandwidth.py,
+docs/noise.md "Large copies at an equal memory bandwidth"): synthetic lab runs whose every
+repetition met the host's memory in a state of its own, as this host's do, with the large
+copies timed against a copy loop beside them (refcopies/op)."""
+
+import io
+import json
+import math
+import random
+
+import resultgen as g
+from vmparity import table
+from vmparity.decide import bandwidth, explain, figures
+from vmparity.render import explanation, fmt, jsonfmt, markdown
+from vmparity.report import run_quality
+from vmparity.results import inputs
+
+TARGET = "container-nolimit"
+TARGETS = ("metal", "metal-aa", TARGET)
+LARGE = (4194304, 10485760, 16777216)  # timed against the reference (bench-src/c/common/refcopy.h)
+SMALL = (65536, 1048576)  # not
+GHZ = 3.8
+
+
+def lab_run(run, seed, work=None, memory=None, kind="container", count=10):
+    """metal, metal-aa and TARGET in `count` interleaved rounds. Every repetition of every
+    target meets the host's memory at a slowness of its own draw (1.0 to 1.35, as the large
+    copies here moved from round to round), which slows memcpy and the reference loop beside
+    it alike; the loop's ratio varies by ± 1 %. work: the target's memcpy (not its loop) ×
+    this factor, a difference of the copy's own; memory: everything the target copies ×
+    this factor, its loop too (memory further away)."""
+    rng = random.Random(seed)
+    run.mkdir(parents=True)
+    for target in TARGETS:
+        own = target == TARGET
+        cfg = dict(g.METAL, target=target, count=str(count))
+        if own:
+            cfg["target-kind"] = kind
+        benches = {}
+        spells = [rng.uniform(1.0, 1.35) * (memory if memory and own else 1.0) for _ in range(count)]
+        for size in SMALL + LARGE:
+            base = size / 20  # ns at 20 B/ns
+            ns = [base * (work if work and own else 1.0) * rng.gauss(1, 0.003)
+                  * (s if size in LARGE else 1.0) for s in spells]
+            row = {"ns/op": ns, "B/s": [size / t * 1e9 for t in ns], "clocks/op": [t * GHZ for t in ns]}
+            if size in LARGE:
+                ref = [base * s * rng.gauss(1, 0.01) for s in spells]
+                row["refcopies/op"] = [t / r for t, r in zip(ns, ref)]
+            benches[f"BenchmarkMemcpy/link=static/tunable=default/size={size}"] = row
+        g.write(run / f"{target}.txt", cfg, benches)
+    (run / "rounds.json").write_text(json.dumps({
+        "schema": "vmparity-rounds/1", "partial": False, "missing-rounds": {},
+        "hosts": {"localhost": [{"round": k, "seed": seed, "order": random.Random(k).sample(TARGETS, 3)}
+                                for k in range(1, count + 1)]}}), encoding="utf-8")
+    return run
+
+
+def _table(run):
+    return table.build([inputs.load(run)], by="target")
+
+
+def _beyond(t, unit):
+    return {r.name: r.deltas[TARGET] for r in t.rows if r.unit == unit and TARGET in r.deltas
+            and r.deltas[TARGET].comparison.significant and not r.deltas[TARGET].within_noise}
+
+
+def _large(name):
+    return int(name.rsplit("=", 1)[1]) in LARGE
+
+
+def test_the_hosts_memory_spells_alone_are_not_a_difference(tmp_path):
+    for seed in (1, 2, 3):
+        t = _table(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
+        check = figures.bandwidth_checks(t)[TARGET]
+        assert not check.differs and check.rounds == 10 and math.isfinite(check.mde), seed
+        assert all(_beyond(t, u) == {} for u in ("ns/op", "B/s", "clocks/op", "refcopies/op")), seed
+
+
+def test_a_10_percent_slower_copy_is_found_through_the_spells(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
+    ns = _beyond(t, "ns/op")
+    assert len(ns) == len(SMALL + LARGE)
+    large = [d for n, d in ns.items() if _large(n)]
+    assert all(d.at_equal_bandwidth and not d.at_equal_clock and 8 < d.pct < 12 for d in large)
+    assert not any(d.at_equal_bandwidth for n, d in ns.items() if not _large(n))
+    # the large copies' own time, whose repetitions met spells 35 % apart, would have hidden it
+    mde = {(name, unit): m for c, name, unit, m in figures.row_mdes(t) if c == TARGET}
+    assert all(mde[(f"BenchmarkMemcpy/link=static/tunable=default/size={s}", "ns/op")] < 3 for s in LARGE)
+
+
+def test_a_target_whose_memory_is_slower_keeps_its_large_copies_as_measured(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 5, memory=1.25))
+    check = figures.bandwidth_checks(t)[TARGET]
+    assert check.differs and not check.why_not and -30 < check.pct < -12
+    assert not any(d.at_equal_bandwidth for r in t.rows for d in r.deltas.values())
+    assert all(_large(n) and d.verdict == "worse" for n, d in _beyond(t, "ns/op").items())
+    assert _beyond(t, "refcopies/op") == {}  # memcpy itself did what the loop did
+    assert "beyond noise, so its large copies' time rows are compared as measured" in \
+        figures.bandwidth_sentence(check)
+
+
+def test_an_emulated_guests_copy_loop_is_not_checked(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
+    check = figures.bandwidth_checks(t)[TARGET]
+    assert check.differs and check.why_not == bandwidth.EMULATED
+    assert not any(d.at_equal_bandwidth for r in t.rows for d in r.deltas.values())
+
+
+def test_changes_at_an_equal_bandwidth_are_marked_where_they_are_shown(tmp_path):
+    t = _table(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
+    out = io.StringIO()
+    markdown.render(t, out)
+    assert f"%{fmt.EQUAL_BANDWIDTH_MARK}" in out.getvalue() and "an equal memory bandwidth" in out.getvalue()
+    deltas = [d for row in jsonfmt.to_dict(t)["rows"] for d in row["deltas"].values()]
+    assert any(d.get("at-equal-bandwidth") for d in deltas) and not all(d.get("at-equal-bandwidth") for d in deltas)
+    res = explain.explain(t, t.configs, explain.load_rules())
+    out = io.StringIO()
+    explanation.markdown(res, out)
+    assert "ns/op at an equal memory bandwidth: +" in out.getvalue()
+    rows = explanation.to_dict(res)["unexplained"]
+    assert any(row["unit"] == "ns/op" and row.get("at-equal-bandwidth") for row in rows)
+    assert not any(row.get("at-equal-bandwidth") for row in rows if row["unit"] == "refcopies/op")
+    section = run_quality.memory_bandwidth(t)
+    assert section.startswith("**Memory bandwidth:**") and f"- `{TARGET}`: " in section and "over 10 rounds" in section
+    assert "compared at an equal memory bandwidth" in section
+    assert any(line.startswith("reference copy's bandwidth against metal's") for line in figures.clock_lines(t))
+
+
+def test_the_reference_bandwidth_of_a_repetition_is_the_median_of_its_rows():
+    per_round = {("a", "B/s"): {1: 10.0, 2: 10.0}, ("a", "refcopies/op"): {1: 1.2, 2: 1.0},
+                 ("b", "B/s"): {1: 20.0, 2: 20.0}, ("b", "refcopies/op"): {1: 1.0, 2: 1.0},
+                 ("c", "B/s"): {1: 30.0, 2: 30.0}, ("c", "refcopies/op"): {1: 1.0, 2: 0.9},
+                 ("d", "B/s"): {1: 99.0, 2: 99.0}}  # no twin: not the loop's
+    bw = bandwidth.round_bandwidth(per_round)
+    assert round(bw[1], 6) == 20.0 and round(bw[2], 6) == 20.0
+
+
+def test_only_rows_with_their_twin_in_every_round_are_put_at_an_equal_bandwidth():
+    per_round = {("a", "ns/op"): {1: 10.0, 2: 11.0}, ("a", "B/s"): {1: 5.0, 2: 4.0},
+                 ("a", "clocks/op"): {1: 40.0, 2: 44.0}, ("a", "refcopies/op"): {1: 1.1, 2: 1.2},
+                 ("b", "ns/op"): {1: 3.0, 2: 3.0}, ("b", "refcopies/op"): {1: 1.0},  # a round without its twin
+                 ("c", "ns/op"): {1: 3.0, 2: 3.0}}  # no twin at all
+    keys = bandwidth.twinned_rows(per_round)
+    assert keys == {("a", "ns/op"), ("a", "B/s"), ("a", "clocks/op")}
+    out = bandwidth.per_round_at_equal_bandwidth(per_round, keys)
+    assert out[("a", "ns/op")] == out[("a", "clocks/op")] == {1: 1.1, 2: 1.2}
+    assert out[("a", "B/s")] == {1: 1 / 1.1, 2: 1 / 1.2}
+    assert out[("b", "ns/op")] is per_round[("b", "ns/op")] and out[("c", "ns/op")] is per_round[("c", "ns/op")]
+    assert per_round[("a", "ns/op")] == {1: 10.0, 2: 11.0}  # the input is left as it was
