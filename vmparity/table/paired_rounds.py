@@ -20,8 +20,9 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
     """Replace column col's deltas in t by the paired rule's (model pm) where diffs
     {(name, unit): per-round log ratios} reach α; fallback_mde(row, delta) gives the
     rest's figure; at_equal_clock, at_equal_bandwidth: the keys whose diffs are their
-    clocks twin's, their reference twin's (their deltas say so); sides: (metal, its A/A pass, col) per-round values, whose fast levels
-    pm's fast-level rule holds against each other (decide/fastlevel.py), if it has one.
+    clocks twin's, their reference twin's (their deltas say so); sides: (metal, its A/A
+    pass, col) per-round values, whose fast levels pm's fast-level rule holds against
+    each other (decide/fastlevel.py), if it has one.
     Returns ({(name, unit): mde %}, (paired rows, unpaired rows, most rounds))."""
     rows, row_mde = [], {}
     n_paired = n_unpaired = most = 0
