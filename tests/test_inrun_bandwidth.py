@@ -86,6 +86,11 @@ def test_a_10_percent_slower_copy_is_found_through_the_spells(tmp_path):
     # the large copies' own time, whose repetitions met spells 35 % apart, would have hidden it
     mde = {(name, unit): m for c, name, unit, m in figures.row_mdes(t) if c == TARGET}
     assert all(mde[(f"BenchmarkMemcpy/link=static/tunable=default/size={s}", "ns/op")] < 3 for s in LARGE)
+    # a row judged on its twin is held to the twin's rows (their spread and λ), not to the
+    # family's time rows, which the small copies make: its figure is its twin's
+    for s in LARGE:
+        name = f"BenchmarkMemcpy/link=static/tunable=default/size={s}"
+        assert mde[(name, "ns/op")] == mde[(name, "B/s")] == mde[(name, "refcopies/op")]
 
 
 def test_a_target_whose_memory_is_slower_keeps_its_large_copies_as_measured(tmp_path):

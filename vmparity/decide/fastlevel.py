@@ -142,9 +142,11 @@ class FastModel:
         return math.expm1(need + Z_POWER * self.scale(name, unit) * self.se(name, unit, fe)) * 100
 
 
-def calibrate(metal, aa, higher_better, floor_scale=1.0):
+def calibrate(metal, aa, higher_better, floor_scale=1.0, unit_of=None):
     """The fast-level model from the A/A pair's per-round values {(name, unit): {round: value}};
-    higher_better(unit) says a unit's direction; floor_scale as PairedModel's."""
+    higher_better(unit) says a unit's direction; floor_scale as PairedModel's; unit_of(key)
+    the unit a row is calibrated and judged with (paired.calibrate)."""
+    unit_of = unit_of or (lambda key: key[1])
     model = FastModel()
     evs = {}
     for key in metal.keys() & aa.keys():
@@ -152,18 +154,18 @@ def calibrate(metal, aa, higher_better, floor_scale=1.0):
         if fe is not None:
             evs[key] = fe
     spreads = {}
-    for (name, unit), fe in evs.items():
-        spreads.setdefault((family(name), unit), []).append(fe.se)
+    for key, fe in evs.items():
+        spreads.setdefault((family(key[0]), unit_of(key)), []).append(fe.se)
     model.family_se = {k: float(np.median(v)) for k, v in spreads.items()}
     z = {}
-    for (name, unit), fe in evs.items():
-        se = model.se(name, unit, fe)
+    for key, fe in evs.items():
+        se = model.se(key[0], unit_of(key), fe)
         if se > 0:
-            z.setdefault((family(name), unit), []).append(abs(fe.change) / se)
+            z.setdefault((family(key[0]), unit_of(key)), []).append(abs(fe.change) / se)
     model.run_scale, model.family_scale = family_scales(z)
     for (name, unit), fe in evs.items():
-        if model.beyond(name, unit, fe):
-            model.beyond_rows.append((name, unit, fe.pct, model.p(name, unit, fe)))
+        if model.beyond(name, unit_of((name, unit)), fe):
+            model.beyond_rows.append((name, unit, fe.pct, model.p(name, unit_of((name, unit)), fe)))
     model.aa_change = {(name, unit): abs(pct) for name, unit, pct, _ in model.beyond_rows}
     model.floor_scale = floor_scale  # the A/A pair itself is calibrated on the pair's own floor
     return model

@@ -195,26 +195,30 @@ class PairedModel:
         return math.expm1(sensitivity.smallest_detectable(power, need, sigma)) * 100
 
 
-def calibrate(aa_differences, alpha):
+def calibrate(aa_differences, alpha, unit_of=None):
     """The paired model from the A/A pair's per-round differences {(name, unit): d}
-    (metal-aa against metal, round by round)."""
+    (metal-aa against metal, round by round). unit_of(key) names the unit a row is
+    calibrated and judged with, where that is not its own: a time row put on another
+    unit's values (a large copy on its refcopies/op twin, bandwidth.py) is that unit's
+    evidence, and joins its rows' spread and λ."""
+    unit_of = unit_of or (lambda key: key[1])
     model = PairedModel(alpha)
     evs = {key: evidence(d) for key, d in aa_differences.items()
            if sensitivity.signed_rank_reachable(len(d), alpha)}
     spreads = {}
-    for (name, unit), ev in evs.items():
+    for key, ev in evs.items():
         if math.isfinite(ev.spread):
-            spreads.setdefault((family(name), unit), []).append(ev.spread)
+            spreads.setdefault((family(key[0]), unit_of(key)), []).append(ev.spread)
     model.family_spread = {k: float(np.median(v)) for k, v in spreads.items()}
     z = {}
-    for (name, unit), ev in evs.items():
-        se = model.se(name, unit, ev)
+    for key, ev in evs.items():
+        se = model.se(key[0], unit_of(key), ev)
         if math.isfinite(se) and se > 0:
-            z.setdefault((family(name), unit), []).append(abs(ev.change) / se)
+            z.setdefault((family(key[0]), unit_of(key)), []).append(abs(ev.change) / se)
     model.run_scale, model.family_scale = family_scales(z)
     model.rows = len(evs)
     for (name, unit), ev in evs.items():
-        if model.beyond(name, unit, ev):
+        if model.beyond(name, unit_of((name, unit)), ev):
             model.beyond_rows.append((name, unit, ev.pct, ev.p))
     model.aa_change = {(name, unit): abs(pct) for name, unit, pct, _ in model.beyond_rows}
     return model

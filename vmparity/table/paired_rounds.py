@@ -34,14 +34,18 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             continue
         ev = paired.evidence(diffs[key], _fast(sides, key, r.higher_better)) if key in diffs and pm is not None else None
         if ev is not None and sensitivity.signed_rank_reachable(ev.n, alpha):
-            pct, p = pm.reading(r.name, r.unit, ev)
+            # a row judged on its reference twin is that twin's evidence, and is held to the
+            # A/A pair's twin rows (their spread, λ and fast level), not to the family's
+            # time rows, nearly all of them copies a core's caches hold
+            unit = bandwidth.TWIN_UNIT if key in at_equal_bandwidth else r.unit
+            pct, p = pm.reading(r.name, unit, ev)
             cmp = Comparison(p, ev.n, ev.n, alpha)
-            beyond = pm.beyond(r.name, r.unit, ev)
+            beyond = pm.beyond(r.name, unit, ev)
             deltas = dict(r.deltas)
             deltas[col] = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), cmp.significant and not beyond,
                                 at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth)
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
-            row_mde[key] = pm.mde(r.name, r.unit, ev)
+            row_mde[key] = pm.mde(r.name, unit, ev)
             n_paired += 1
             most = max(most, ev.n)
         else:
@@ -131,12 +135,16 @@ class _Ways:
             bw = self.bandwidth_twinned if at_bandwidth else frozenset()
             metal, aa = (bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, clocked), bw)
                          for v in (self.metal, self.aa))
-            self._models[key] = _calibrated(metal, aa, self.alpha, self.higher)
+            # as decide judges them: a row on its reference twin with that twin's rows
+            self._models[key] = _calibrated(metal, aa, self.alpha, self.higher,
+                                            lambda k: bandwidth.TWIN_UNIT if k in bw else k[1])
         return self._models[key]
 
 
-def _calibrated(metal, aa, alpha, higher):
-    """The paired rule and the fast level's beside it, from the A/A pair; higher: unit -> higher is better."""
-    pm = paired.calibrate(paired.pair_differences(metal, aa), alpha)
+def _calibrated(metal, aa, alpha, higher, unit_of=None):
+    """The paired rule and the fast level's beside it, from the A/A pair; higher: unit -> higher
+    is better; unit_of as paired.calibrate's."""
+    pm = paired.calibrate(paired.pair_differences(metal, aa), alpha, unit_of)
     pm.floor_scale = paired.TWO_PASS_FLOOR
-    return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR))
+    return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR,
+                                            unit_of))
