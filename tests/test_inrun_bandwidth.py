@@ -3,17 +3,14 @@ docs/noise.md "Large copies at an equal memory bandwidth"): synthetic lab runs w
 repetition met the host's memory in a state of its own, as this host's do, with the large
 copies timed against a copy loop beside them (refcopies/op)."""
 
-import io
-import json
 import math
 import random
 
 import resultgen as g
-from vmparity import table
-from vmparity.decide import bandwidth, explain, figures
-from vmparity.render import explanation, fmt, jsonfmt, markdown
+import twin_runs
+from vmparity.decide import bandwidth, figures
+from vmparity.render import fmt
 from vmparity.report import run_quality
-from vmparity.results import inputs
 
 TARGET = "container-nolimit"
 TARGETS = ("metal", "metal-aa", TARGET)
@@ -48,20 +45,7 @@ def lab_run(run, seed, work=None, memory=None, kind="container", count=10):
                 row["refcopies/op"] = [t / r for t, r in zip(ns, ref)]
             benches[f"BenchmarkMemcpy/link=static/tunable=default/size={size}"] = row
         g.write(run / f"{target}.txt", cfg, benches)
-    (run / "rounds.json").write_text(json.dumps({
-        "schema": "vmparity-rounds/1", "partial": False, "missing-rounds": {},
-        "hosts": {"localhost": [{"round": k, "seed": seed, "order": random.Random(k).sample(TARGETS, 3)}
-                                for k in range(1, count + 1)]}}), encoding="utf-8")
-    return run
-
-
-def _table(run):
-    return table.build([inputs.load(run)], by="target")
-
-
-def _beyond(t, unit):
-    return {r.name: r.deltas[TARGET] for r in t.rows if r.unit == unit and TARGET in r.deltas
-            and r.deltas[TARGET].comparison.significant and not r.deltas[TARGET].within_noise}
+    return twin_runs.write_rounds(run, seed, TARGETS, count)
 
 
 def _large(name):
@@ -70,15 +54,15 @@ def _large(name):
 
 def test_the_hosts_memory_spells_alone_are_not_a_difference(tmp_path):
     for seed in (1, 2, 3):
-        t = _table(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
+        t = twin_runs.table_of(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
         check = figures.bandwidth_checks(t)[TARGET]
         assert not check.differs and check.rounds == 10 and math.isfinite(check.mde), seed
-        assert all(_beyond(t, u) == {} for u in ("ns/op", "B/s", "clocks/op", "refcopies/op")), seed
+        assert all(twin_runs.beyond(t, TARGET, u) == {} for u in ("ns/op", "B/s", "clocks/op", "refcopies/op")), seed
 
 
 def test_a_10_percent_slower_copy_is_found_through_the_spells(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
-    ns = _beyond(t, "ns/op")
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
+    ns = twin_runs.beyond(t, TARGET, "ns/op")
     assert len(ns) == len(SMALL + LARGE)
     large = [d for n, d in ns.items() if _large(n)]
     assert all(d.at_equal_bandwidth and not d.at_equal_clock and 8 < d.pct < 12 for d in large)
@@ -94,37 +78,27 @@ def test_a_10_percent_slower_copy_is_found_through_the_spells(tmp_path):
 
 
 def test_a_target_whose_memory_is_slower_keeps_its_large_copies_as_measured(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 5, memory=1.25))
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 5, memory=1.25))
     check = figures.bandwidth_checks(t)[TARGET]
     assert check.differs and not check.why_not and -30 < check.pct < -12
     assert not any(d.at_equal_bandwidth for r in t.rows for d in r.deltas.values())
-    assert all(_large(n) and d.verdict == "worse" for n, d in _beyond(t, "ns/op").items())
-    assert _beyond(t, "refcopies/op") == {}  # memcpy itself did what the loop did
+    assert all(_large(n) and d.verdict == "worse" for n, d in twin_runs.beyond(t, TARGET, "ns/op").items())
+    assert twin_runs.beyond(t, TARGET, "refcopies/op") == {}  # memcpy itself did what the loop did
     assert "beyond noise, so its large copies' time rows are compared as measured" in \
         figures.bandwidth_sentence(check)
 
 
 def test_an_emulated_guests_copy_loop_is_not_checked(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
     check = figures.bandwidth_checks(t)[TARGET]
     assert check.differs and check.why_not == bandwidth.EMULATED
     assert not any(d.at_equal_bandwidth for r in t.rows for d in r.deltas.values())
 
 
 def test_changes_at_an_equal_bandwidth_are_marked_where_they_are_shown(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
-    out = io.StringIO()
-    markdown.render(t, out)
-    assert f"%{fmt.EQUAL_BANDWIDTH_MARK}" in out.getvalue() and "an equal memory bandwidth" in out.getvalue()
-    deltas = [d for row in jsonfmt.to_dict(t)["rows"] for d in row["deltas"].values()]
-    assert any(d.get("at-equal-bandwidth") for d in deltas) and not all(d.get("at-equal-bandwidth") for d in deltas)
-    res = explain.explain(t, t.configs, explain.load_rules())
-    out = io.StringIO()
-    explanation.markdown(res, out)
-    assert "ns/op at an equal memory bandwidth: +" in out.getvalue()
-    rows = explanation.to_dict(res)["unexplained"]
-    assert any(row["unit"] == "ns/op" and row.get("at-equal-bandwidth") for row in rows)
-    assert not any(row.get("at-equal-bandwidth") for row in rows if row["unit"] == "refcopies/op")
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 5, work=1.10))
+    twin_runs.assert_marked(t, fmt.EQUAL_BANDWIDTH_MARK, "at an equal memory bandwidth", "at-equal-bandwidth",
+                             "refcopies/op")
     section = run_quality.memory_bandwidth(t)
     assert section.startswith("**Memory bandwidth:**") and f"- `{TARGET}`: " in section and "over 10 rounds" in section
     assert "compared at an equal memory bandwidth" in section

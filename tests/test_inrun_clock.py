@@ -2,16 +2,13 @@
 "Time at an equal core clock, within a run"): synthetic lab runs whose every repetition drew
 its own turbo bin, as this host's do, with the clock measured beside each row."""
 
-import io
-import json
 import math
 import random
 
 import resultgen as g
-from vmparity import table
-from vmparity.decide import clockcheck, explain, figures
-from vmparity.render import explanation, fmt, jsonfmt, markdown
-from vmparity.results import inputs
+import twin_runs
+from vmparity.decide import clockcheck, figures
+from vmparity.render import fmt
 
 TARGET = "container-nolimit"
 TARGETS = ("metal", "metal-aa", TARGET)
@@ -39,33 +36,20 @@ def lab_run(run, seed, work=None, clock=None, kind="container", count=10):
             benches[f"BenchmarkMemcpy/link=static/tunable=default/size={size}"] = {
                 "ns/op": ns, "B/s": [size / t * 1e9 for t in ns], "clocks/op": clocks}
         g.write(run / f"{target}.txt", cfg, benches)
-    (run / "rounds.json").write_text(json.dumps({
-        "schema": "vmparity-rounds/1", "partial": False, "missing-rounds": {},
-        "hosts": {"localhost": [{"round": k, "seed": seed, "order": random.Random(k).sample(TARGETS, 3)}
-                                for k in range(1, count + 1)]}}), encoding="utf-8")
-    return run
-
-
-def _table(run):
-    return table.build([inputs.load(run)], by="target")
-
-
-def _beyond(t, unit):
-    return {r.name: r.deltas[TARGET] for r in t.rows if r.unit == unit and TARGET in r.deltas
-            and r.deltas[TARGET].comparison.significant and not r.deltas[TARGET].within_noise}
+    return twin_runs.write_rounds(run, seed, TARGETS, count)
 
 
 def test_turbo_bins_alone_are_not_a_difference(tmp_path):
     for seed in (1, 2, 3):
-        t = _table(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
+        t = twin_runs.table_of(lab_run(tmp_path / f"r{seed}-lab-quick", seed))
         check = figures.clock_checks(t)[TARGET]
         assert check.at_equal_clock and check.rounds == 10 and math.isfinite(check.mde), seed
-        assert all(_beyond(t, u) == {} for u in ("ns/op", "B/s", "clocks/op")), seed
+        assert all(twin_runs.beyond(t, TARGET, u) == {} for u in ("ns/op", "B/s", "clocks/op")), seed
 
 
 def test_a_5_percent_slower_container_is_found_in_its_time_rows_through_the_turbo_bins(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
-    ns, bps = _beyond(t, "ns/op"), _beyond(t, "B/s")
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
+    ns, bps = twin_runs.beyond(t, TARGET, "ns/op"), twin_runs.beyond(t, TARGET, "B/s")
     assert len(ns) == len(bps) == len(g.MEMCPY_SIZES)
     assert all(d.at_equal_clock and d.verdict == "worse" and 4 < d.pct < 6 for d in ns.values())
     assert all(d.at_equal_clock and d.verdict == "worse" and -6 < d.pct < -4 for d in bps.values())
@@ -75,36 +59,25 @@ def test_a_5_percent_slower_container_is_found_in_its_time_rows_through_the_turb
 
 
 def test_a_target_that_lowers_its_own_clock_keeps_its_time_rows_as_measured(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 5, clock=0.9))
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 5, clock=0.9))
     check = figures.clock_checks(t)[TARGET]
     assert check.differs and not check.why_not and -16 < check.pct < -5
-    ns = _beyond(t, "ns/op")
+    ns = twin_runs.beyond(t, TARGET, "ns/op")
     assert len(ns) == len(g.MEMCPY_SIZES) and all(not d.at_equal_clock and 5 < d.pct < 20 for d in ns.values())
-    assert _beyond(t, "clocks/op") == {}  # the same work, in clocks
+    assert twin_runs.beyond(t, TARGET, "clocks/op") == {}  # the same work, in clocks
     assert "beyond noise, so its time rows are compared as measured" in figures.clock_sentence(check)
 
 
 def test_an_emulated_guests_clock_is_not_checked(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 6, kind="tcg-guest"))
     check = figures.clock_checks(t)[TARGET]
     assert check.differs and check.why_not == clockcheck.EMULATED
     assert not any(d.at_equal_clock for r in t.rows for d in r.deltas.values())
 
 
 def test_changes_at_an_equal_clock_are_marked_where_they_are_shown(tmp_path):
-    t = _table(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
-    out = io.StringIO()
-    markdown.render(t, out)
-    assert f"%{fmt.EQUAL_CLOCK_MARK}" in out.getvalue() and "an equal core clock" in out.getvalue()
-    deltas = [d for row in jsonfmt.to_dict(t)["rows"] for d in row["deltas"].values()]
-    assert any(d.get("at-equal-clock") for d in deltas) and not all(d.get("at-equal-clock") for d in deltas)
-    res = explain.explain(t, t.configs, explain.load_rules())
-    out = io.StringIO()
-    explanation.markdown(res, out)
-    assert "ns/op at an equal core clock: +" in out.getvalue()
-    rows = explanation.to_dict(res)["unexplained"]
-    assert any(row["unit"] == "ns/op" and row.get("at-equal-clock") for row in rows)
-    assert not any(row.get("at-equal-clock") for row in rows if row["unit"] == "clocks/op")
+    t = twin_runs.table_of(lab_run(tmp_path / "r-lab-quick", 4, work=1.05))
+    twin_runs.assert_marked(t, fmt.EQUAL_CLOCK_MARK, "at an equal core clock", "at-equal-clock", "clocks/op")
 
 
 def test_the_clock_of_a_repetition_is_the_median_of_its_rows():

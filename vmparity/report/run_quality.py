@@ -52,30 +52,30 @@ def noise(ctx):
 
 def core_clock(t):
     """Each target's core clock against metal's, and whether its time rows were compared at an equal clock."""
-    checks = figures.clock_checks(t)
-    if not checks:
-        return ""
-    return "\n".join([
+    return _checks_paragraph(
         "**Core clock:** the host moves its cores between turbo bins from one repetition to the next, and "
         "which bin a target's repetitions drew is not the target's doing. Where a target's clock, measured "
         "beside every measurement, is within noise of metal's round by round, its time rows are compared at "
         f"an equal clock (their core-clock twins' ratios, marked {fmt.EQUAL_CLOCK_MARK}); where it differs, as "
-        f"measured ({clockcheck.DOC}).", "",
-        *(f"- {md_code(target)}: {md_text(figures.clock_sentence(c))}" for target, c in checks.items())])
+        f"measured ({clockcheck.DOC}).", figures.clock_checks(t), figures.clock_sentence)
 
 
 def memory_bandwidth(t):
     """Each target's reference copy against metal's, and whether its large copies were compared at an equal bandwidth."""
-    checks = figures.bandwidth_checks(t)
-    if not checks:
-        return ""
-    return "\n".join([
+    return _checks_paragraph(
         "**Memory bandwidth:** a copy of 4 MiB or more runs at the speed the host's shared cache and memory "
         "allow that moment, which other tenants' traffic sets. memcpy times those copies against a plain copy "
         "loop run beside them (`refcopies/op`). Where a target's loop is within noise of metal's round by "
         "round, its large copies' time rows are compared at an equal bandwidth (their reference twins' "
-        f"ratios, marked {fmt.EQUAL_BANDWIDTH_MARK}); where it differs, as measured ({bandwidth.DOC}).", "",
-        *(f"- {md_code(target)}: {md_text(figures.bandwidth_sentence(c))}" for target, c in checks.items())])
+        f"ratios, marked {fmt.EQUAL_BANDWIDTH_MARK}); where it differs, as measured ({bandwidth.DOC}).",
+        figures.bandwidth_checks(t), figures.bandwidth_sentence)
+
+
+def _checks_paragraph(intro, checks, sentence):
+    """A paragraph on a per-target check of a level of the host, one line per target; "" without checks."""
+    if not checks:
+        return ""
+    return "\n".join([intro, "", *(f"- {md_code(target)}: {md_text(sentence(c))}" for target, c in checks.items())])
 
 
 def sensitivity_table(t):
