@@ -102,7 +102,8 @@ def test_changes_at_an_equal_bandwidth_are_marked_where_they_are_shown(tmp_path)
     section = run_quality.memory_bandwidth(t)
     assert section.startswith("**Memory bandwidth:**") and f"- `{TARGET}`: " in section and "over 10 rounds" in section
     assert "compared at an equal memory bandwidth" in section
-    assert any(line.startswith("reference copy's bandwidth against metal's") for line in figures.clock_lines(t))
+    lines = figures.level_check_lines(t)
+    assert any(line.startswith("reference copy's bandwidth against metal's") for line in lines)
 
 
 def test_the_reference_bandwidth_of_a_repetition_is_the_median_of_its_rows():

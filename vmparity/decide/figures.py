@@ -77,7 +77,7 @@ def lines(table, explained, host_noise=None):
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained_words()}, {f.within} within noise")
-    return out + clock_lines(table) + sensitivity_lines(table)
+    return out + level_check_lines(table) + sensitivity_lines(table)
 
 
 def clock_checks(table):
@@ -109,9 +109,9 @@ def _level_sentence(c, rows, at):
     return f"{c.pct:+.1f} % over {c.rounds} rounds, {how}"
 
 
-def clock_lines(table):
-    """Plain text: each target's core clock against metal's (decide/clockcheck.py), and its
-    reference copy's bandwidth (decide/bandwidth.py)."""
+def level_check_lines(table):
+    """Plain text: each target's checks of a level of the host against metal's: its core
+    clock (decide/clockcheck.py) and its reference copy's bandwidth (decide/bandwidth.py)."""
     out = []
     checks = clock_checks(table)
     if checks:
