@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 
-from ..results.spec import core_clock_units, known_units, reference_units, time_units
+from ..results.spec import core_clock_units, reference_units, time_units
 from ..results.targets import TCG_GUEST
-from . import clockcheck
+from . import clockcheck, coreclock
 
 DOC = 'docs/noise.md, "Large copies at an equal memory bandwidth"'
 
@@ -47,18 +47,15 @@ _BANDWIDTH_ROW = ("BenchmarkReferenceCopy", "B/s")
 EMULATED = "an emulated guest: its copy loop runs as translated code, at the emulator's speed, not memory's"
 
 
+def twin_of(unit):
+    """A time or core-clock unit's reference twin unit (None for the rest)."""
+    return TWIN_UNIT if unit in time_units() | core_clock_units() else None
+
+
 def twinned_rows(per_round):
     """The time and core-clock rows of one target's {(name, unit): {round: value}} whose
     benchmark holds a reference twin in every round they hold (positive throughout)."""
-    units = time_units() | core_clock_units()
-    out = set()
-    for (name, unit), rounds in per_round.items():
-        if unit not in units:
-            continue
-        twin = per_round.get((name, TWIN_UNIT))
-        if twin and set(twin) == set(rounds) and all(v > 0 for v in twin.values()):
-            out.add((name, unit))
-    return out
+    return coreclock.twinned_rows(per_round, twin_of)
 
 
 def per_round_at_equal_bandwidth(per_round, keys):
@@ -66,12 +63,13 @@ def per_round_at_equal_bandwidth(per_round, keys):
     same on every side compared) given their reference twin's values, inverted for a
     throughput: within one run, where a row's ratios to metal's are compared round by
     round and a constant per row drops out."""
-    out = dict(per_round)
-    higher = known_units()
-    for name, unit in keys:
-        twin = per_round[(name, TWIN_UNIT)]
-        out[(name, unit)] = {k: 1 / v for k, v in twin.items()} if higher.get(unit) else dict(twin)
-    return out
+    return coreclock.per_round_on_twin(per_round, keys, twin_of)
+
+
+def judged_unit(key, on_twin):
+    """The unit a row (name, unit) is calibrated and judged with: its twin's where it is
+    among the rows on_twin put on their twin (its evidence is the twin's), else its own."""
+    return TWIN_UNIT if key in on_twin else key[1]
 
 
 def round_bandwidth(per_round):

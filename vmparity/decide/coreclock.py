@@ -85,12 +85,14 @@ def medians_at_equal_clock(medians):
     return out
 
 
-def twinned_rows(per_round):
-    """The time rows of one target's {(name, unit): {round: value}} that hold their clocks
-    twin in every round they hold (per_round_at_equal_clock can replace them)."""
+def twinned_rows(per_round, twin_of=twin_unit):
+    """The rows of one target's {(name, unit): {round: value}} that hold their twin (twin_of:
+    unit -> the twin's unit or None; the clocks twin unless told) in every round they hold,
+    positive throughout (per_round_on_twin can replace them)."""
     out = set()
     for (name, unit), rounds in per_round.items():
-        twin = per_round.get((name, twin_unit(unit)))
+        twin_u = twin_of(unit)
+        twin = per_round.get((name, twin_u)) if twin_u else None
         if twin and set(twin) == set(rounds) and all(v > 0 for v in twin.values()):
             out.add((name, unit))
     return out
@@ -110,9 +112,15 @@ def per_round_at_equal_clock(per_round, keys):
     throughput): within one run, where a row's ratios to metal's are compared round by
     round and a constant per row drops out (clockcheck.py says when a target's rows may
     be judged so)."""
+    return per_round_on_twin(per_round, keys, twin_unit)
+
+
+def per_round_on_twin(per_round, keys, twin_of):
+    """per_round with the rows `keys` given their twin's values (twin_of: unit -> the twin's
+    unit), inverted for a throughput; the input is left as it was."""
     out = dict(per_round)
     for name, unit in keys:
-        twin = per_round[(name, twin_unit(unit))]
+        twin = per_round[(name, twin_of(unit))]
         out[(name, unit)] = {k: 1 / v for k, v in twin.items()} if known_units().get(unit) else dict(twin)
     return out
 

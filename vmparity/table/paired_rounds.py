@@ -37,7 +37,7 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             # a row judged on its reference twin is that twin's evidence, and is held to the
             # A/A pair's twin rows (their spread, λ and fast level), not to the family's
             # time rows, nearly all of them copies a core's caches hold
-            unit = bandwidth.TWIN_UNIT if key in at_equal_bandwidth else r.unit
+            unit = bandwidth.judged_unit(key, at_equal_bandwidth)
             pct, p = pm.reading(r.name, unit, ev)
             cmp = Comparison(p, ev.n, ev.n, alpha)
             beyond = pm.beyond(r.name, unit, ev)
@@ -137,7 +137,7 @@ class _Ways:
                          for v in (self.metal, self.aa))
             # as decide judges them: a row on its reference twin with that twin's rows
             self._models[key] = _calibrated(metal, aa, self.alpha, self.higher,
-                                            lambda k: bandwidth.TWIN_UNIT if k in bw else k[1])
+                                            lambda k: bandwidth.judged_unit(k, bw))
         return self._models[key]
 
 
