@@ -4,14 +4,17 @@ the most rounds and the time budget; the merge and the paired rule read them."""
 
 import json
 import random
+from types import SimpleNamespace
 
 import pytest
 
 import resultgen
 from vmparity import table
+from vmparity.decide import figures
 from vmparity.decide.figures import row_mdes
 from vmparity.lab import added_rounds, disturbed, rounds
 from vmparity.power import plant
+from vmparity.report import run_quality
 from vmparity.query.names import job_of
 from vmparity.results import inputs, round_record
 from vmparity.results.file import parse_file
@@ -222,3 +225,99 @@ def test_a_spell_in_an_added_round_is_measured_again_in_the_rows_that_round_hold
     large = "BenchmarkMemcpy/link=static/tunable=default/size=16777216"
     assert sorted(per[(small, "ns/op")]) == list(range(1, 11))
     assert sorted(per[(large, "ns/op")]) == list(range(1, 12))
+
+
+# Rows beyond noise, measured again (plan_confirm).
+CLOCK = "BenchmarkClock/clock=monotonic/path=syscall"
+
+
+def _shift(staging, ks, target, names, pct):
+    """Move these benchmarks of target by pct in rounds ks, as a real (or a chance) difference would."""
+    for k in ks:
+        f = staging / "rounds" / str(k) / f"{target}.txt"
+        f.write_text(plant.scale_lines(f.read_text(), set(names), pct))
+
+
+def _confirm(staging, most=6, seconds=90):
+    return added_rounds.plan_confirm(staging, "localhost", most=most, seconds=seconds)
+
+
+def _beyond(staging):
+    rounds.merge(staging)
+    return figures.beyond_rows(table.build([inputs.load(staging)], by="target", alpha=0.05))
+
+
+def test_the_rows_beyond_noise_get_rounds_of_their_jobs_the_same_in_each(tmp_path):
+    staging = _stage(tmp_path, spread=0.0)
+    _shift(staging, range(1, 11), "container-nolimit", [CLOCK], 15)  # a seccomp filter's price
+    plan = _confirm(staging)
+    assert plan["round"] == 11 and sorted(plan["order"]) == sorted(TARGETS)
+    assert plan["added"]["reason"] == added_rounds.CONFIRM and plan["added"]["jobs"] == ["clock"]
+    assert plan["added"]["rows-beyond-noise"] == {"container-nolimit": [[CLOCK, "ns/op"]]}
+    _add(staging, plan)
+    _shift(staging, [11], "container-nolimit", [CLOCK], 15)
+    # the next measures the same jobs on the same targets, whatever the rows say now
+    again = _confirm(staging)
+    assert again["round"] == 12 and again["only"] == plan["only"] and sorted(again["order"]) == sorted(plan["order"])
+    assert again["added"] == {"reason": added_rounds.CONFIRM, "as-round": 11, "seconds-before": 0.0, "jobs": ["clock"]}
+    # rounds added for the wide rows do not count against these, nor these against them
+    assert added_rounds.plan_next(staging, "localhost", goal_pct=3, most=1, seconds=120)["round"] is None  # none wide
+    rec_11 = json.loads((staging / "rounds" / "11" / "host-localhost.json").read_text())
+    assert added_rounds.reason(rec_11) == added_rounds.CONFIRM
+
+
+def test_a_real_difference_stays_beyond_noise_and_a_chance_one_does_not(tmp_path):
+    staging = _stage(tmp_path, spread=0.0)
+    real, chance = CLOCK, "BenchmarkClock/clock=realtime/path=syscall"
+    _shift(staging, range(1, 11), "container-nolimit", [real], 15)
+    _shift(staging, range(1, 8), "container-nolimit", [chance], 2)  # seven of ten rounds drew high
+    assert _beyond(staging)["container-nolimit"] == {(real, "ns/op"), (chance, "ns/op")}
+    for k in range(11, 17):
+        plan = _confirm(staging)
+        assert plan["round"] == k
+        _add(staging, plan)
+        _shift(staging, [k], "container-nolimit", [real], 15)
+        # measured again, it does not draw high: its row at the 16 rounds is within noise
+    assert _beyond(staging)["container-nolimit"] == {(real, "ns/op")}
+    t = table.build([inputs.load(staging)], by="target", alpha=0.05)
+    bullet = run_quality.hygiene(SimpleNamespace(run_dir=staging, table=t))
+    assert "6 round(s) added after them to measure again the rows beyond noise" in bullet
+    assert "still beyond noise: 1 of 2 of `container-nolimit`" in bullet
+    plan = _confirm(staging)
+    assert plan["round"] is None and "the most allowed (6)" in plan["why"] and plan["added-rounds"] == 6
+
+
+def test_no_round_measures_again_where_no_row_is_beyond_noise(tmp_path):
+    staging = _stage(tmp_path, spread=0.0)
+    plan = _confirm(staging)
+    assert plan["round"] is None and "no row" in plan["why"]
+
+
+def test_the_rounds_measuring_again_stop_at_their_time_budget(tmp_path):
+    staging = _stage(tmp_path, spread=0.0)
+    _shift(staging, range(1, 11), "container-nolimit", [CLOCK], 15)
+    for k in (11, 12):
+        plan = _confirm(staging)
+        _write_round(staging, plan["round"], plan["order"], added=plan["added"], only=set(plan["added"]["jobs"]),
+                     seconds=30.0)
+    plan = _confirm(staging, seconds=60)
+    assert plan["round"] is None and "took 60 s" in plan["why"]
+    assert _confirm(staging, seconds=61)["round"] == 13
+
+
+def test_tcg_guests_are_not_measured_again_and_the_aa_pass_is(tmp_path):
+    targets = (*TARGETS, "guest-nosmt")
+    staging = _stage(tmp_path, targets=targets, kinds={"guest-nosmt": "tcg-guest"})
+    _shift(staging, range(1, 11), "guest-nosmt", [CLOCK], 900)
+    _shift(staging, range(1, 11), "metal-aa", [CLOCK], 5)  # the A/A pass beyond noise: a chance draw
+    plan = _confirm(staging)
+    assert "guest-nosmt" not in plan["order"] and "guest-nosmt" not in plan["added"]["rows-beyond-noise"]
+    assert [CLOCK, "ns/op"] in plan["added"]["rows-beyond-noise"]["metal-aa"]
+    assert sorted(plan["order"]) == ["metal", "metal-aa"]
+
+
+def test_an_ab_run_is_not_measured_again(tmp_path):
+    staging = _stage(tmp_path)
+    (staging / rounds.AB_FILE).write_text(json.dumps({"base-ref": "main", "base-commit": "abc1234"}))
+    plan = _confirm(staging)
+    assert plan["round"] is None and "A/B" in plan["why"]

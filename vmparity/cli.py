@@ -147,6 +147,13 @@ def _parser():
     m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N rounds in all (default 6)")
     m.add_argument("--seconds", type=at_least(0), default=120, metavar="S",
                    help="add no round once the added rounds took S seconds (default 120)")
+    m = lab.add_parser("confirm-round", help="plan the next round added to measure again one host's rows beyond noise "
+                       "(prints it as JSON, `round` null when none is to be added)")
+    m.add_argument("staging", metavar="STAGING_RUN_DIR")
+    m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
+    m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N such rounds (default 6)")
+    m.add_argument("--seconds", type=at_least(0), default=90, metavar="S",
+                   help="add no such round once they took S seconds (default 90)")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")

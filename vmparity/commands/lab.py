@@ -24,6 +24,9 @@ def run(a, out, err):
     if a.lab_command == "added-round":
         out.write(json.dumps(added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds)) + "\n")
         return 0
+    if a.lab_command == "confirm-round":
+        out.write(json.dumps(added_rounds.plan_confirm(a.staging, a.host, a.most, a.seconds)) + "\n")
+        return 0
     if a.lab_command == "variants" and a.variants_kind == "guests":
         return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)
     if a.lab_command == "variants" and a.variants_kind == "containers":

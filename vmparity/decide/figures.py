@@ -159,6 +159,21 @@ class FamilySensitivity:
     worst: float
 
 
+def beyond_rows(table):
+    """{column: {(name, unit)}} of the rows the run's rule calls beyond noise: the A/A
+    pass's (the paired rule's A/A figure) and every target's against metal."""
+    out = {}
+    pm = getattr(table.noise[0], "paired", None) if table.noise else None
+    aa = [c for c in table.columns if is_aa_control(c)]
+    if pm is not None and aa:
+        out[aa[0]] = {(name, unit) for name, unit, _, _ in pm.beyond_rows}
+    for r in table.rows:
+        for col, d in r.deltas.items():
+            if not is_aa_control(col) and d.comparison.significant and not d.within_noise:
+                out.setdefault(col, set()).add((r.name, r.unit))
+    return {col: rows for col, rows in out.items() if rows}
+
+
 def row_mdes(table):
     """(target, name, unit, minimum detectable effect %) of every row of every target
     (not the A/A pass), in the units a change of speed moves, from the run's noise

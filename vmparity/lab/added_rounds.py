@@ -19,8 +19,18 @@ Only rows with a finite figure count: an added round narrows an interval, it
 does not make up for a profile with too few planned rounds to decide paired
 (smoke's one). TCG guests get none: emulation is slow and their differences
 are 10x. An A/B run gets none: its rows are decided HEAD against BASE.
+
+Then the rows the rule calls beyond noise are measured again before the report
+calls them (`plan_confirm`): a row that is beyond noise by chance (the A/A
+pair's rows, a target's that no cause explains) was drawn at the edge of its
+noise, and rounds of its job pull it back; a real difference stays. Which rows
+is decided once, from the rounds so far, and every confirming round measures
+the same jobs, on metal, its A/A pass and the targets with such rows; the run
+decides every row on all its rounds. The record of the first keeps the rows, so
+the report can say how many of them are still beyond noise.
 """
 
+import contextlib
 import datetime
 import math
 import random
@@ -30,12 +40,22 @@ import tempfile
 from pathlib import Path
 
 from .. import table
-from ..decide.figures import row_mdes
+from ..decide.figures import beyond_rows, row_mdes
 from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
 from ..results import inputs, jsonfile, round_record
 from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
 from . import disturbed, rounds
+
+# Why a round was added (its record's `added.reason`; a record without one is WIDE).
+WIDE = "wide"  # rows whose minimum detectable effect is above the goal
+CONFIRM = "beyond-noise"  # rows beyond noise, measured again before the report calls them
+
+
+def reason(rec):
+    """Why an added round of rounds.json was added (WIDE or CONFIRM), None for a planned one."""
+    added = rec.get("added")
+    return None if not added else added.get("reason", WIDE)
 
 
 def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
@@ -46,39 +66,78 @@ def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
     if (staging_run / rounds.AB_FILE).is_file():
         return _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds do not narrow")
     records = _host_records(staging_run, host)
-    if not records:
-        raise InputError(staging_run / "rounds", f"no round of host {host}: expected rounds/<k>/host-{host}.json")
-    added = [r for r in records if r.get("added")]
+    added = [r for r in records if reason(r) == WIDE]
     used = sum(_seconds(r) for r in added)
     if len(added) >= most:
         return _stop(f"{len(added)} rounds added, the most allowed ({most})", added, used)
     if used >= seconds:
         return _stop(f"the added rounds took {used:.0f} s, the budget is {seconds:.0f} s", added, used)
-    wide, finite = _wide_rows(staging_run, host, records, goal_pct, alpha)
+    with _merged_table(staging_run, host, records, alpha) as (t, kinds):
+        wide, finite = _wide_rows(t, kinds, goal_pct)
     if not finite:
         return _stop("no row has a finite minimum detectable effect: too few rounds to decide it", added, used)
     if not wide:
         return _stop(f"every row's minimum detectable effect is at most {goal_pct:g} %", added, used)
+    names = [name for rows in wide.values() for name, _ in rows]
+    return _plan(records, wide, names, {"reason": WIDE, "goal-pct": goal_pct,
+                                        "rows-above-goal": {t: len(rows) for t, rows in sorted(wide.items())},
+                                        "seconds-before": round(used, 1)})
+
+
+def plan_confirm(staging_run, host, most, seconds, alpha=0.05):
+    """The next round added to measure again the rows beyond noise, as plan_next's, or
+    {"round": None, "why": ...}. The first decides which rows, from the rounds so far, and
+    records them (`rows-beyond-noise`); the others measure the same jobs on the same targets."""
+    staging_run = Path(staging_run)
+    if (staging_run / rounds.AB_FILE).is_file():
+        return _stop("an A/B run: its rows are decided HEAD against BASE")
+    records = _host_records(staging_run, host)
+    done = [r for r in records if reason(r) == CONFIRM]
+    used = sum(_seconds(r) for r in done)
+    if len(done) >= most:
+        return _stop(f"{len(done)} rounds added to measure the rows beyond noise again, the most allowed ({most})",
+                     done, used)
+    if used >= seconds:
+        return _stop(f"the rounds measuring the rows beyond noise again took {used:.0f} s, "
+                     f"the budget is {seconds:.0f} s", done, used)
+    if done:
+        first = done[0]
+        return _plan(records, set(first["order"]), [],
+                     {"reason": CONFIRM, "as-round": first["round"], "seconds-before": round(used, 1)},
+                     jobs=first["added"]["jobs"], min_size=first["added"].get("memcpy-min-size", 0))
+    with _merged_table(staging_run, host, records, alpha) as (t, kinds):
+        beyond = _beyond_rows(t, kinds)
+    if not beyond:
+        return _stop("no row of metal's A/A pass or of a target is beyond noise")
+    names = [name for rows in beyond.values() for name, _ in rows]
+    return _plan(records, beyond, names, {
+        "reason": CONFIRM,
+        "rows-beyond-noise": {t: sorted([name, unit] for name, unit in rows) for t, rows in sorted(beyond.items())},
+        "seconds-before": 0.0})
+
+
+def _beyond_rows(t, kinds):
+    """{target: [(name, unit)]} of the rows beyond noise (figures.beyond_rows) of the A/A pass
+    and of every target but TCG guests, whose differences from metal are 10x any noise."""
+    return {col: sorted(rows) for col, rows in beyond_rows(t).items() if kinds.get(col) != TCG_GUEST}
+
+
+def _plan(records, targets_with_rows, names, added, jobs=None, min_size=None):
+    """The round after the host's last: on metal, its A/A pass and the targets with rows, in a
+    shuffled order, benchrun --only the jobs of those rows (memcpy from its smallest size)."""
     k = max(r["round"] for r in records) + 1
     planned = records[0]["order"]
-    passes = [t for t in planned if is_lab_metal(t) or is_aa_control(t)]
-    targets = [t for t in planned if t in passes or t in wide]
+    targets = [t for t in planned if is_lab_metal(t) or is_aa_control(t) or t in targets_with_rows]
     order = list(targets)
     random.Random(f"{records[0].get('seed')}:{k}").shuffle(order)
-    jobs = sorted({job_of(name) for rows in wide.values() for name, _ in rows})
-    min_size = memcpy_min_size(name for rows in wide.values() for name, _ in rows)
+    jobs = jobs if jobs is not None else sorted({job_of(name) for name in names})
+    min_size = min_size if min_size is not None else memcpy_min_size(names)
     return {
         "round": k,
         "order": order,
         "only": "^(" + "|".join(re.escape(j) for j in jobs) + ")$",
         **({"memcpy-min-size": min_size} if min_size else {}),
-        "added": {
-            "goal-pct": goal_pct,
-            "jobs": jobs,
-            **({"memcpy-min-size": min_size} if min_size else {}),
-            "rows-above-goal": {t: len(rows) for t, rows in sorted(wide.items())},
-            "seconds-before": round(used, 1),
-        },
+        "added": {**added, "jobs": jobs, **({"memcpy-min-size": min_size} if min_size else {})},
     }
 
 
@@ -103,8 +162,11 @@ def _stop(why, added=(), used=0.0):
 
 
 def _host_records(staging_run, host):
-    return [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
-            for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
+    records = [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
+               for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
+    if not records:
+        raise InputError(staging_run / "rounds", f"no round of host {host}: expected rounds/<k>/host-{host}.json")
+    return records
 
 
 def _seconds(rec):
@@ -120,12 +182,11 @@ def _seconds(rec):
     return (max(ends) - min(starts)).total_seconds() if starts else 0.0
 
 
-def _wide_rows(staging_run, host, records, goal_pct, alpha):
-    """{target: [(name, unit)]} of the host's targets (not TCG guests) whose rows' minimum
-    detectable effect is finite and above the goal, from this host's rounds merged as
-    the run will be (re-measures in place, rounds added so far included), and how many
-    of their rows have a finite one. The merge goes to a scratch copy: the staging run
-    is the role's."""
+@contextlib.contextmanager
+def _merged_table(staging_run, host, records, alpha):
+    """(table, {target: target-kind}) of this host's rounds merged as the run will be
+    (re-measures in place, rounds added so far included), decided as the report decides.
+    The merge goes to a scratch copy: the staging run is the role's."""
     with tempfile.TemporaryDirectory(prefix="vmparity-added-") as tmp:
         scratch = Path(tmp)
         for rec in records:
@@ -141,13 +202,19 @@ def _wide_rows(staging_run, host, records, goal_pct, alpha):
             shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host)
         rounds.merge(scratch)
         loaded = inputs.load(scratch)
-        kinds = {rf.target: rf.config.get("target-kind") for rf in loaded.files}
-        t = table.build([loaded], by="target", alpha=alpha)
-        wide, finite = {}, 0
-        for col, name, unit, mde in row_mdes(t):
-            if kinds.get(col) == TCG_GUEST or not math.isfinite(mde):
-                continue
-            finite += 1
-            if mde > goal_pct:
-                wide.setdefault(col, []).append((name, unit))
-        return wide, finite
+        yield table.build([loaded], by="target", alpha=alpha), {rf.target: rf.config.get("target-kind")
+                                                                for rf in loaded.files}
+
+
+def _wide_rows(t, kinds, goal_pct):
+    """{target: [(name, unit)]} of the targets (not TCG guests) whose rows' minimum
+    detectable effect is finite and above the goal, and how many of their rows have a
+    finite one."""
+    wide, finite = {}, 0
+    for col, name, unit, mde in row_mdes(t):
+        if kinds.get(col) == TCG_GUEST or not math.isfinite(mde):
+            continue
+        finite += 1
+        if mde > goal_pct:
+            wide.setdefault(col, []).append((name, unit))
+    return wide, finite

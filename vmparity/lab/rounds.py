@@ -137,7 +137,7 @@ def merge_target(round_files, texts=None, added=()):
     """One result file's text from the round files of one target (in round order),
     and {key: [value per round]} for keys that changed between rounds.
     texts: {path: text} to read instead of those files (a round with a re-measured job).
-    added: the files of rounds added for the wide rows (added_rounds.py), which ran only
+    added: the files of rounds added for the wide rows or the rows beyond noise (added_rounds.py), which ran only
     some jobs: their result lines and summed keys count, but their header, which --only
     changes, is not compared, and `count` stays the planned rounds'."""
     texts = texts or {}
@@ -161,7 +161,7 @@ def merge_target(round_files, texts=None, added=()):
     merged["rounds"] = f"{len(planned)} (interleaved with the host's other targets; rounds.json)"
     if len(planned) < len(parts):
         merged["rounds"] += (f", and {len(parts) - len(planned)} added for the rows whose minimum detectable"
-                             " effect was still wide (rounds.json `added`)")
+                             " effect was still wide or that were beyond noise (rounds.json `added`)")
     for k in SUMMED_KEYS:
         nums = [_int(dict(c).get(k)) for c, _, _ in parts]
         if k in merged and None not in nums:

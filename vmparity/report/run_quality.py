@@ -9,7 +9,7 @@ import math
 from ..decide import bandwidth, clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
-from ..lab import disturbed
+from ..lab import added_rounds, disturbed
 from ..stats.sensitivity import POWER
 from ..render import fmt
 from ..render.escape import md_code, md_text
@@ -117,7 +117,7 @@ def hygiene(ctx):
         planned = [r for r in rs if not r.get("added")]
         out.append(f"**Rounds:** {len(planned)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
                    f"measured the host's targets once, one at a time, in a shuffled order recorded in rounds.json.")
-        out += _added(rs)
+        out += _added(rs) + _confirmed(rs, ctx)
         for r in rs:
             h = r.get("hygiene") or {}
             busy = h.get("busy-processes", "none")
@@ -155,7 +155,7 @@ def _value_runs(values):
 
 def _added(rs):
     """The bullet on the rounds added for the rows whose minimum detectable effect was wide."""
-    added = [r for r in rs if r.get("added")]
+    added = [r for r in rs if added_rounds.reason(r) == added_rounds.WIDE]
     if not added:
         return []
     first = added[0]["added"]
@@ -166,6 +166,24 @@ def _added(rs):
             f"{md_text(first.get('goal-pct'))} % ({rows} at first): only their jobs "
             f"({', '.join(md_code(j) for j in jobs)}), on {', '.join(md_code(t) for t in targets)} "
             "(docs/noise.md, *Rounds added for the wide rows*)."]
+
+
+def _confirmed(rs, ctx):
+    """The bullet on the rounds that measured the rows beyond noise again, and how many of
+    those rows the run, decided on all its rounds, still calls beyond noise."""
+    added = [r for r in rs if added_rounds.reason(r) == added_rounds.CONFIRM]
+    if not added:
+        return []
+    first = added[0]["added"]
+    flagged = {t: {tuple(row) for row in rows} for t, rows in first.get("rows-beyond-noise", {}).items()}
+    now = figures.beyond_rows(ctx.table)
+    per_target = ", ".join(f"{len(rows & now.get(t, set()))} of {len(rows)} of {md_code(t)}"
+                           for t, rows in sorted(flagged.items()))
+    targets = sorted({t for r in added for t in r.get("order", [])})
+    return [f"- {len(added)} round(s) added after them to measure again the rows beyond noise, only their jobs "
+            f"({', '.join(md_code(j) for j in first.get('jobs', []))}), on {', '.join(md_code(t) for t in targets)}; "
+            f"decided on every round, still beyond noise: {per_target} (docs/noise.md, "
+            "*Rows beyond noise measured again*)."]
 
 
 # A re-measure this close to its rounds' median came back clean.
