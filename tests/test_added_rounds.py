@@ -29,7 +29,7 @@ def _large(name):
 
 
 def _write_round(staging, k, order, seed=5, added=None, spread=0.15, kinds=None, only=None, seconds=0.0,
-                 min_size=0):
+                 min_size=0, headers=None):
     """Round k of `order`: quiet rows (0.2 %), the large copies moved by the host's memory
     bandwidth (sd `spread` per target and round, independently), only's jobs if given, and
     memcpy's sizes from min_size on."""
@@ -47,6 +47,7 @@ def _write_round(staging, k, order, seed=5, added=None, spread=0.15, kinds=None,
     (d / "host-localhost.json").write_text(json.dumps(rec))
     for t in order:
         cfg = dict(resultgen.METAL, target=t, count="1", **{"target-kind": (kinds or {}).get(t, "metal")})
+        cfg.update((headers or {}).get(t, {}))
         path = resultgen.target_file(d, cfg, seed=100 * k + len(t), count=1, noise=0.002)
         text = path.read_text()
         names = {line.split()[0] for line in text.split("\n") if line.startswith("Benchmark")}
@@ -281,10 +282,21 @@ def test_a_real_difference_stays_beyond_noise_and_a_chance_one_does_not(tmp_path
     assert _beyond(staging)["container-nolimit"] == {(real, "ns/op")}
     t = table.build([inputs.load(staging)], by="target", alpha=0.05)
     bullet = run_quality.hygiene(SimpleNamespace(run_dir=staging, table=t))
-    assert "6 round(s) added after them to measure again the rows beyond noise" in bullet
+    assert "6 round(s) added after them to measure again the rows beyond noise that no rule explains" in bullet
     assert "still beyond noise: 1 of 2 of `container-nolimit`" in bullet
     plan = _confirm(staging)
     assert plan["round"] is None and "the most allowed (6)" in plan["why"] and plan["added-rounds"] == 6
+
+
+def test_a_row_a_rule_explains_is_left_to_its_verification(tmp_path):
+    # the container's syscall rows are slower under its seccomp filter: explained, not measured again
+    headers = {"metal": {"seccomp": "disabled"}, "metal-aa": {"seccomp": "disabled"},
+               "container-nolimit": {"seccomp": "filter (1 filters)", "target-kind": "container"}}
+    staging = _stage(tmp_path, spread=0.0, headers=headers)
+    _shift(staging, range(1, 11), "container-nolimit", [CLOCK], 15)
+    assert (CLOCK, "ns/op") in _beyond(staging)["container-nolimit"]
+    plan = _confirm(staging)
+    assert plan["round"] is None and "no row" in plan["why"]
 
 
 def test_no_round_measures_again_where_no_row_is_beyond_noise(tmp_path):

@@ -30,17 +30,8 @@ def lab_metals(targets):
 
 def explain_against_baseline(t, rules):
     """Every target of a table (its A/A control aside) explained against the baseline."""
-    return {col: explain.explain(pair_table(t, col), t.configs, rules)
+    return {col: explain.explain(table.pair_table(t, col), t.configs, rules)
             for col in t.columns[1:] if not is_aa_control(col)}
-
-
-def pair_table(t, col):
-    """The baseline and one target as a two-column view of a table."""
-    base = t.columns[0]
-    rows = [table.Row(r.group, r.name, r.unit, r.higher_better,
-                      {c: s for c, s in r.cells.items() if c in (base, col)},
-                      {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
-    return table.Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
 
 
 def _subset(loaded, targets):

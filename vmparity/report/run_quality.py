@@ -180,7 +180,8 @@ def _confirmed(rs, ctx):
     per_target = ", ".join(f"{len(rows & now.get(t, set()))} of {len(rows)} of {md_code(t)}"
                            for t, rows in sorted(flagged.items()))
     targets = sorted({t for r in added for t in r.get("order", [])})
-    return [f"- {len(added)} round(s) added after them to measure again the rows beyond noise, only their jobs "
+    return [f"- {len(added)} round(s) added after them to measure again the rows beyond noise that no rule "
+            f"explains, and the A/A pair's, only their jobs "
             f"({', '.join(md_code(j) for j in first.get('jobs', []))}), on {', '.join(md_code(t) for t in targets)}; "
             f"decided on every round, still beyond noise: {per_target} (docs/noise.md, "
             "*Rows beyond noise measured again*)."]

@@ -43,7 +43,7 @@ class Table:
 
     def warnings(self):
         """Unique warnings in row order: {warning: (number of cells, the first one's label)}, from the
-        packed numbers (RowStore.warnings). A view of rows without a store (report/hosts.pair_table)
+        packed numbers (RowStore.warnings). A view of rows without a store (pair_table)
         has none of its own: the table it views says them."""
         return self.store.warnings() if self.store is not None else {}
 
@@ -113,6 +113,15 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         if judged is not None:
             crossrun.apply(table, judged)
     return table
+
+
+def pair_table(t, col):
+    """The baseline and one target as a two-column view of a table (what explain reads)."""
+    base = t.columns[0]
+    rows = [Row(r.group, r.name, r.unit, r.higher_better,
+                {c: s for c, s in r.cells.items() if c in (base, col)},
+                {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
+    return Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
 
 
 def baseline_rank(target, kind):
