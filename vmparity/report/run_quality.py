@@ -176,8 +176,7 @@ def _confirmed(rs, ctx):
         return []
     first = added[0]["added"]
     flagged = {t: {tuple(row) for row in rows} for t, rows in first.get("rows-beyond-noise", {}).items()}
-    now = figures.beyond_rows(ctx.table)
-    per_target = ", ".join(f"{len(rows & now.get(t, set()))} of {len(rows)} of {md_code(t)}"
+    per_target = ", ".join(f"{len(rows & _beyond_now(ctx, t))} of {len(rows)} of {md_code(t)}"
                            for t, rows in sorted(flagged.items()))
     targets = sorted({t for r in added for t in r.get("order", [])})
     return [f"- {len(added)} round(s) added after them to measure again the rows beyond noise that no rule "
@@ -185,6 +184,13 @@ def _confirmed(rs, ctx):
             f"({', '.join(md_code(j) for j in first.get('jobs', []))}), on {', '.join(md_code(t) for t in targets)}; "
             f"decided on every round, still beyond noise: {per_target} (docs/noise.md, "
             "*Rows beyond noise measured again*)."]
+
+
+def _beyond_now(ctx, target):
+    """A target's rows beyond noise in the run: against its own host's metal, on a rack
+    (report/hosts.py), where the run's table would hold it against the first host's."""
+    views = [v for v in getattr(ctx, "hosts", None) or [] if target in v.table.columns]
+    return figures.beyond_rows(views[0].table if views else ctx.table).get(target, set())
 
 
 # A re-measure this close to its rounds' median came back clean.
