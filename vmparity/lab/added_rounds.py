@@ -64,15 +64,9 @@ def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
     {"round": k, "order": [...], "only": benchrun's --only, "added": {...}}, or
     {"round": None, "why": ...} when no round is to be added."""
     staging_run = Path(staging_run)
-    if (staging_run / rounds.AB_FILE).is_file():
-        return _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds do not narrow")
-    records = _host_records(staging_run, host)
-    added = [r for r in records if reason(r) == WIDE]
-    used = sum(_seconds(r) for r in added)
-    if len(added) >= most:
-        return _stop(f"{len(added)} rounds added, the most allowed ({most})", added, used)
-    if used >= seconds:
-        return _stop(f"the added rounds took {used:.0f} s, the budget is {seconds:.0f} s", added, used)
+    records, added, used, stop = _so_far(staging_run, host, WIDE, most, seconds, "rounds added")
+    if stop:
+        return stop
     with _merged_table(staging_run, host, records, alpha) as (t, kinds):
         wide, finite = _wide_rows(t, kinds, goal_pct)
     if not finite:
@@ -90,17 +84,10 @@ def plan_confirm(staging_run, host, most, seconds, alpha=0.05):
     {"round": None, "why": ...}. The first decides which rows, from the rounds so far, and
     records them (`rows-beyond-noise`); the others measure the same jobs on the same targets."""
     staging_run = Path(staging_run)
-    if (staging_run / rounds.AB_FILE).is_file():
-        return _stop("an A/B run: its rows are decided HEAD against BASE")
-    records = _host_records(staging_run, host)
-    done = [r for r in records if reason(r) == CONFIRM]
-    used = sum(_seconds(r) for r in done)
-    if len(done) >= most:
-        return _stop(f"{len(done)} rounds added to measure the rows beyond noise again, the most allowed ({most})",
-                     done, used)
-    if used >= seconds:
-        return _stop(f"the rounds measuring the rows beyond noise again took {used:.0f} s, "
-                     f"the budget is {seconds:.0f} s", done, used)
+    records, done, used, stop = _so_far(staging_run, host, CONFIRM, most, seconds,
+                                        "rounds added to measure the rows beyond noise again")
+    if stop:
+        return stop
     if done:
         first = done[0]
         return _plan(records, set(first["order"]), [],
@@ -169,6 +156,23 @@ def memcpy_min_size(names):
                 return 0
             sizes.append(int(size))
     return min(sizes, default=0)
+
+
+def _so_far(staging_run, host, why, most, seconds, what):
+    """(the host's round records, those added for `why`, the seconds they took, and the stop
+    when no more are to be added: an A/B run, the most rounds, the time budget; else None)."""
+    if (staging_run / rounds.AB_FILE).is_file():
+        return None, (), 0.0, _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds "
+                                    "do not narrow")
+    records = _host_records(staging_run, host)
+    done = [r for r in records if reason(r) == why]
+    used = sum(_seconds(r) for r in done)
+    stop = None
+    if len(done) >= most:
+        stop = _stop(f"{len(done)} {what}, the most allowed ({most})", done, used)
+    elif used >= seconds:
+        stop = _stop(f"the {what} took {used:.0f} s, the budget is {seconds:.0f} s", done, used)
+    return records, done, used, stop
 
 
 def _stop(why, added=(), used=0.0):
