@@ -107,3 +107,23 @@ def test_an_unexplained_row_says_how_large_a_change_its_row_could_see(cli, tmp_p
     listed = md[md.index("**Unexplained**"):].split("\n\n")[1].splitlines()
     assert len(listed) == 8 and all("Snowflake" in x and re.search(r"\(worse, p=0\.\d+; could see ±\d", x)
                                     for x in listed), listed
+
+
+def test_the_noise_headline_is_the_rules_false_alarms_not_the_u_tests_count(cli, tmp_path):
+    # a noisy hour's report led with the U test's 43 of 444 (9.7 %) A/A rows where the rule every
+    # row was judged by called 12 (2.7 %) beyond noise: the figure a reader takes first must be the rule's
+    # metal's snowflake rows 0.6 % slower in every round: significant to the U test, below every band
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, count=10, noise=0.002, metal_spell=("Snowflake", 1.006),
+                    rounds_record=True)
+    m = _table(run).noise[0]
+    rule, significant = len(m.paired.beyond_rows), m.significant
+    assert rule == 0 and significant >= 4, (rule, significant)
+    assert cli("report", run, "--out", tmp_path / "out").code == 0
+    first = (tmp_path / "out" / "report.md").read_text().split("**Noise:**")[1].split("\n")[0]
+    assert re.search(r"^ the A/A control .*? is beyond noise in \*\*(\d+) of \d+ rows", first).group(1) == str(rule)
+    assert first.endswith(f"the two passes differ in {significant} of {m.rows} rows ({100 * m.share:.1f} %).")
+    r = cli("noise", run)
+    assert r.code == 0 and r.out.startswith(f"A/A noise (metal-aa vs metal): {rule} of {m.paired.rows} rows"), r.out
+    # a run whose rounds do not pair has only the U test's figure, and leads with it
+    (run / "rounds.json").unlink()
+    assert cli("noise", run).out.startswith(f"A/A noise (metal-aa vs metal): {_table(run).noise[0].significant} of ")

@@ -336,8 +336,8 @@ def _json(path):
 # rounds because its targets are decided paired by round (decide/paired.py):
 # the signed-rank test on six rounds passes only when all six agree, so one
 # slow spell hid a 5 % difference; with ten, a spell in one or two rounds does
-# not (docs/noise.md "Paired by round"). TCG guests keep their three
-# (bench_rounds_by_kind).
+# not (docs/noise.md "Paired by round"). TCG guests take six, the fewest with a
+# finite 95 % interval (bench_rounds_by_kind).
 PROFILE_ROUNDS = {"smoke": 1, "quick": 10, "full": 10}
 
 

@@ -60,7 +60,8 @@ def per_round(rf, record):
 
 def in_round(round_rec, name):
     """Whether a round of rounds.json measured this benchmark: every round the lab
-    planned did; a round added for the wide rows only the benchmarks it lists."""
+    planned did; a round added after them (for the wide rows, or to measure rows beyond
+    noise again) only the benchmarks it lists."""
     added = round_rec.get("added")
     return not added or name in added.get("benchmarks", ())
 
