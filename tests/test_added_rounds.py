@@ -282,7 +282,7 @@ def test_a_real_difference_stays_beyond_noise_and_a_chance_one_does_not(tmp_path
     assert _beyond(staging)["container-nolimit"] == {(real, "ns/op")}
     t = table.build([inputs.load(staging)], by="target", alpha=0.05)
     bullet = run_quality.hygiene(SimpleNamespace(run_dir=staging, table=t))
-    assert "6 round(s) added after them to measure again the rows beyond noise that no rule explains" in bullet
+    assert "6 round(s) added to measure again the rows beyond noise that no rule explains" in bullet
     assert "still beyond noise: 1 of 2 of `container-nolimit`" in bullet
     plan = _confirm(staging)
     assert plan["round"] is None and "the most allowed (6)" in plan["why"] and plan["added-rounds"] == 6

@@ -133,6 +133,12 @@ def test_smoke_profile_runs_and_is_collected_everywhere(lab):
     # nor can two rounds call a row beyond noise: none is measured again
     assert "no round added after 0: no row of metal's A/A pass, nor one that no rule explains of a target, is beyond noise" in run.output, \
         run.output[-5000:]
+    # and that is decided last, with the disturbed repetitions measured again in place: planned
+    # before them, the rows a re-measure put beyond noise went to the report unconfirmed
+    phases = [run.output.index(f"TASK [bench : {task}]") for task in (
+        "Plan added round 1 for the wide rows", "Find the repetitions a slow spell disturbed",
+        "Plan added round 1 to measure the rows beyond noise again")]
+    assert phases == sorted(phases), run.output[-5000:]
     run_dir = lab.results_dir / "runs" / RUN_ID
     expected = {"metal", "metal-aa"} | {f"guest-{v}" for v in variants_expected()} \
         | {f"container-{v}" for v in container_variants()}

@@ -20,11 +20,12 @@ does not make up for a profile with too few planned rounds to decide paired
 (smoke's one). TCG guests get none: emulation is slow and their differences
 are 10x. An A/B run gets none: its rows are decided HEAD against BASE.
 
-Then the rows the rule calls beyond noise, the A/A pair's and the targets' that
-no rule explains, are measured again before the report calls them
-(`plan_confirm`): a row that is beyond noise by chance was drawn at the edge of its
-noise, and rounds of its job pull it back; a real difference stays. Which rows
-is decided once, from the rounds so far, and every confirming round measures
+Last, after the re-measures too (which move rows across the line), the rows the
+rule calls beyond noise, the A/A pair's and the targets' that no rule explains, are
+measured again before the report calls them (`plan_confirm`): a row that is beyond
+noise by chance was drawn at the edge of its noise, and rounds of its job pull it
+back; a real difference stays. Which rows is decided once, from the rounds so far
+with their re-measures in place, and every confirming round measures
 the same jobs, on metal, its A/A pass and the targets with such rows; the run
 decides every row on all its rounds. The record of the first keeps the rows, so
 the report can say how many of them are still beyond noise.

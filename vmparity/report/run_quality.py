@@ -188,7 +188,7 @@ def _confirmed(rs, ctx):
     per_target = ", ".join(f"{len(rows & _beyond_now(ctx, t))} of {len(rows)} of {md_code(t)}"
                            for t, rows in sorted(flagged.items()))
     targets = sorted({t for r in added for t in r.get("order", [])})
-    return [f"- {len(added)} round(s) added after them to measure again the rows beyond noise that no rule "
+    return [f"- {len(added)} round(s) added to measure again the rows beyond noise that no rule "
             f"explains, and the A/A pair's, only their jobs "
             f"({', '.join(md_code(j) for j in first.get('jobs', []))}), on {', '.join(md_code(t) for t in targets)}; "
             f"decided on every round, still beyond noise: {per_target} (docs/noise.md, "
