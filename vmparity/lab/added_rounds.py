@@ -26,7 +26,7 @@ measured again before the report calls them (`plan_confirm`): a row that is beyo
 noise by chance was drawn at the edge of its noise, and rounds of its job pull it
 back; a real difference stays. Which rows is decided once, from the rounds so far
 with their re-measures in place, and every confirming round measures
-the same jobs, on metal, its A/A pass and the targets with such rows; the run
+the same jobs, on metal, its A/A pass and every target but TCG guests; the run
 decides every row on all its rounds. The record of the first keeps the rows, so
 the report can say how many of them are still beyond noise.
 """
@@ -96,10 +96,14 @@ def plan_confirm(staging_run, host, most, seconds, alpha=0.05):
                      jobs=first["added"]["jobs"], min_size=first["added"].get("memcpy-min-size", 0))
     with _merged_table(staging_run, host, records, alpha) as (t, kinds):
         beyond = _beyond_rows(t, kinds)
+        # every target but TCG guests, not only those with such rows: a round of metal alone
+        # moves the other targets' rows of its jobs too (their fast level, the A/A pair's
+        # calibration), and those rows would then be decided on rounds they took no part in
+        measured = {col for col in t.columns if kinds.get(col) != TCG_GUEST}
     if not beyond:
         return _stop("no row of metal's A/A pass, nor one that no rule explains of a target, is beyond noise")
     names = [name for rows in beyond.values() for name, _ in rows]
-    return _plan(records, beyond, names, {
+    return _plan(records, measured, names, {
         "reason": CONFIRM,
         "rows-beyond-noise": {t: sorted([name, unit] for name, unit in rows) for t, rows in sorted(beyond.items())},
         "seconds-before": 0.0})
@@ -124,12 +128,12 @@ def _beyond_rows(t, kinds):
     return out
 
 
-def _plan(records, targets_with_rows, names, added, jobs=None, min_size=None):
-    """The round after the host's last: on metal, its A/A pass and the targets with rows, in a
-    shuffled order, benchrun --only the jobs of those rows (memcpy from its smallest size)."""
+def _plan(records, targets, names, added, jobs=None, min_size=None):
+    """The round after the host's last: on metal, its A/A pass and `targets` (those with rows),
+    in a shuffled order, benchrun --only the jobs of those rows (memcpy from its smallest size)."""
     k = max(r["round"] for r in records) + 1
     planned = records[0]["order"]
-    targets = [t for t in planned if is_lab_metal(t) or is_aa_control(t) or t in targets_with_rows]
+    targets = [t for t in planned if is_lab_metal(t) or is_aa_control(t) or t in targets]
     order = list(targets)
     random.Random(f"{records[0].get('seed')}:{k}").shuffle(order)
     jobs = jobs if jobs is not None else sorted({job_of(name) for name in names})
