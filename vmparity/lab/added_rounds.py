@@ -128,12 +128,12 @@ def _beyond_rows(t, kinds):
     return out
 
 
-def _plan(records, targets, names, added, jobs=None, min_size=None):
-    """The round after the host's last: on metal, its A/A pass and `targets` (those with rows),
-    in a shuffled order, benchrun --only the jobs of those rows (memcpy from its smallest size)."""
+def _plan(records, also, names, added, jobs=None, min_size=None):
+    """The round after the host's last: on metal, its A/A pass and the targets in `also`, in a
+    shuffled order, benchrun --only the jobs of those rows (memcpy from its smallest size)."""
     k = max(r["round"] for r in records) + 1
     planned = records[0]["order"]
-    targets = [t for t in planned if is_lab_metal(t) or is_aa_control(t) or t in targets]
+    targets = [t for t in planned if is_lab_metal(t) or is_aa_control(t) or t in also]
     order = list(targets)
     random.Random(f"{records[0].get('seed')}:{k}").shuffle(order)
     jobs = jobs if jobs is not None else sorted({job_of(name) for name in names})
