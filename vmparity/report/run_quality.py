@@ -24,14 +24,14 @@ def noise(ctx):
     for m in t.noise:
         passes = (f"the A/A control ({md_code(m.metal)} measured twice in every round, the second pass "
                   f"as {md_code(m.aa)})")
-        unpaired = (f"a band: max({FLOOR_PCT:g} %, {K_SE:g} standard errors of the change, from the row's own "
-                    f"repetitions, widened by what the A/A control shows for its benchmark); smaller ones are "
-                    f"listed as within noise (docs/noise.md)")
+        band = (f"max({FLOOR_PCT:g} %, {K_SE:g} standard errors of the change, from the row's own "
+                f"repetitions, widened by what the A/A control shows for its benchmark); smaller ones are "
+                f"listed as within noise (docs/noise.md)")
         pm = figures.paired_model(m)
         if pm is None:
             out.append(f"**Noise:** {passes} differs significantly in **{m.significant} of {m.rows} rows "
                        f"({100 * m.share:.1f} %)**. A difference counts as *beyond noise* when it is significant "
-                       f"and larger than its row's band against both passes of {md_code(m.metal)}: {unpaired}.")
+                       f"and larger than its row's band against both passes of {md_code(m.metal)}: {band}.")
             continue
         # The rule's own figure leads: it is the run's false-alarm rate. The U test's bare count,
         # which no row is judged by without its band, comes last: led by it, a noisy hour's report
@@ -43,7 +43,7 @@ def noise(ctx):
                    f"passes of {md_code(m.metal)} in each round, so a slow spell the round shared cancels; the "
                    f"signed-rank test on those ratios and a band from their spread, calibrated on the A/A pair's "
                    f"own rounds{_fast_level(pm)}. A row with fewer rounds is beyond noise when the U test on its "
-                   f"repetitions calls it significant and it is larger than {unpaired}. By the U test alone, "
+                   f"repetitions calls it significant and it is larger than its band, {band}. By the U test alone, "
                    f"without a band or the pairing by round, the two passes differ in {m.significant} of "
                    f"{m.rows} rows ({100 * m.share:.1f} %).")
     if ctx.host_noise is not None:
