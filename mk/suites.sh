@@ -99,7 +99,9 @@ for suite in before ${lanes[*]}; do
 	[[ -f $log_dir/$suite.result && $(cut -d' ' -f2 "$log_dir/$suite.result") != 0 ]] || continue
 	echo
 	echo "$suite failed (all of its output is in $log_dir/$suite.log):"
-	why=$(grep -E 'FAIL|Error|ERROR|error:|not ok|Traceback' "$log_dir/$suite.log" | grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*')
+	# (a Go test's own message is an indented "name_test.go:N:" line under its FAIL)
+	why=$(grep -E 'FAIL|Error|ERROR|error:|not ok|Traceback|^\s+[[:alnum:]_]+_test\.go:[0-9]+:' "$log_dir/$suite.log" |
+		grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*')
 	[[ -n $why ]] || why=$(tail -n 10 "$log_dir/$suite.log")
 	tail -n 20 <<<"$why" | sed 's/^/  /'
 done

@@ -26,22 +26,49 @@ func PinAll(cpu int) error {
 	return nil
 }
 
-// setAll gives every thread of this process the mask set.
+// setAll gives every thread of this process the mask set. The runtime
+// starts threads at any time, and a new thread takes its creator's mask: one
+// started during a pass by a thread not yet changed keeps the old mask, and
+// a benchmark or the probe could run on it. So the passes repeat until one
+// changes no thread; every thread then has the new mask, and so has every
+// thread any of them starts.
 func setAll(set *unix.CPUSet) error {
+	for {
+		changed, err := setAllOnce(set)
+		if err != nil || !changed {
+			return err
+		}
+	}
+}
+
+// setAllOnce is one pass of setAll: whether it changed any thread's mask.
+func setAllOnce(set *unix.CPUSet) (bool, error) {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return err
+		return false, err
 	}
+	changed := false
 	for _, t := range tasks {
 		tid, err := strconv.Atoi(t.Name())
 		if err != nil {
 			continue
 		}
-		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("sched_setaffinity(thread %d): %v", tid, err)
+		var before, after unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &before); err == unix.ESRCH {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, set); err != nil {
+			if err == unix.ESRCH {
+				continue
+			}
+			return false, fmt.Errorf("sched_setaffinity(thread %d): %v", tid, err)
+		}
+		// the kernel intersects set with the cpuset: compare what it gave
+		if err := unix.SchedGetaffinity(tid, &after); err == nil && after != before {
+			changed = true
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // WidenAll gives every thread of this process every CPU its cpuset allows
