@@ -336,3 +336,50 @@ def test_an_ab_run_is_not_measured_again(tmp_path):
     (staging / rounds.AB_FILE).write_text(json.dumps({"base-ref": "main", "base-commit": "abc1234"}))
     plan = _confirm(staging)
     assert plan["round"] is None and "A/B" in plan["why"]
+
+
+# Why the rounds for the wide rows stopped, and the goal: kept for the report.
+def _stop_record(staging):
+    rounds.merge(staging)
+    return json.loads((staging / "rounds.json").read_text()).get("added-stop")
+
+
+def test_the_goal_and_why_the_rounds_stopped_reach_rounds_json(tmp_path):
+    staging = _stage(tmp_path, spread=0.0)
+    added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=120)
+    stop = _stop_record(staging)["localhost"]
+    assert stop["goal-pct"] == 3 and "at most 3 %" in stop["why"]
+    # the role asks for no round after the most allowed: planning the last one says why already
+    staging = _stage(tmp_path / "most")
+    _add(staging, added_rounds.plan_next(staging, "localhost", goal_pct=3, most=2, seconds=120))
+    assert _stop_record(staging) is None
+    _add(staging, added_rounds.plan_next(staging, "localhost", goal_pct=3, most=2, seconds=120))
+    assert _stop_record(staging)["localhost"]["why"] == "2 rounds added, the most allowed (2)"
+
+
+def test_the_report_marks_the_families_still_above_the_goal_and_says_why(tmp_path):
+    # the large copies move 15 % with the host's memory: one added round leaves memcpy's
+    # median above 3 % for metal's targets; the TCG guest is held to no goal
+    targets = (*TARGETS, "guest-nosmt")
+    staging = _stage(tmp_path, targets=targets, kinds={"guest-nosmt": "tcg-guest"})
+    _add(staging, added_rounds.plan_next(staging, "localhost", goal_pct=3, most=1, seconds=120))
+    rounds.merge(staging)
+    rec = round_record.load(staging)
+    goals = round_record.mde_goals(rec)
+    assert goals["container-nolimit"] == {"goal-pct": 3.0, "why": "1 rounds added, the most allowed (1)"}
+    t = table.build([inputs.load(staging)], by="target", alpha=0.05)
+    fams = {(f.target, f.family, f.unit): f for f in figures.sensitivity(t, goals)}
+    copies = fams[("container-nolimit", "BenchmarkMemcpy", "ns/op")]
+    assert copies.median > 3 and copies.above_goal
+    assert not fams[("container-nolimit", "BenchmarkClock", "ns/op")].above_goal
+    guest = fams[("guest-nosmt", "BenchmarkMemcpy", "ns/op")]
+    assert guest.goal is None and not guest.above_goal
+    md = run_quality.sensitivity_table(t, goals)
+    row = next(line for line in md.split("\n") if line.startswith("| `BenchmarkMemcpy` | `ns/op`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2].startswith("⚠ ") and not cells[3].startswith("⚠")  # container-nolimit, guest-nosmt
+    assert "goal of 3 % (`bench_mde_goal`" in md and "stopped, 1 rounds added, the most allowed (1)" in md
+    text = "\n".join(figures.sensitivity_lines(t, goals))
+    assert "(above the 3 % goal)" in text and "stopped: 1 rounds added, the most allowed (1)" in text
+    # without a goal (added rounds turned off, or a run before them) nothing is marked
+    assert "⚠" not in run_quality.sensitivity_table(t) and "goal" not in "\n".join(figures.sensitivity_lines(t))

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..results.spec import speed_units
 from . import bandwidth, clockcheck
-from ..results.targets import is_aa_control
+from ..results.targets import TCG_GUEST, is_aa_control
 from ..query.names import family
 from ..stats.sensitivity import POWER
 
@@ -60,9 +60,10 @@ def per_target(table, explained):
     return out
 
 
-def lines(table, explained, host_noise=None):
+def lines(table, explained, host_noise=None, goals=None):
     """Plain-text figures, one line each (the end of lab-up prints them); host_noise: the
-    run's host_noise.HostNoise, or None."""
+    run's host_noise.HostNoise, or None; goals: the lab's sensitivity goal per target
+    (round_record.mde_goals), or None."""
     out = []
     if table.noise:
         for m in table.noise:
@@ -74,7 +75,7 @@ def lines(table, explained, host_noise=None):
     for f in per_target(table, explained):
         out.append(f"{f.target} ({f.kind}) vs {table.columns[0]}: {f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise, {f.unexplained_words()}, {f.within} within noise")
-    return out + level_check_lines(table) + sensitivity_lines(table)
+    return out + level_check_lines(table) + sensitivity_lines(table, goals)
 
 
 def clock_checks(table):
@@ -166,6 +167,11 @@ class FamilySensitivity:
     rows: int
     median: float  # minimum detectable effect in %, median over the family's rows (inf: none)
     worst: float
+    goal: float | None = None  # the lab's goal for this target's medians (bench_mde_goal), if it has one
+
+    @property
+    def above_goal(self):
+        return self.goal is not None and self.median > self.goal
 
 
 def beyond_rows(table):
@@ -214,35 +220,58 @@ def _mde(model, row, column, d, spreads):
     return model.mde(row.name, row.unit, spreads.get(column), d.comparison.n2, target=column)
 
 
-def sensitivity(table):
+def sensitivity(table, goals=None):
     """[FamilySensitivity] per target (not the A/A pass) and benchmark family, in the
-    units a change of speed moves, from the run's noise model; [] without one."""
+    units a change of speed moves, from the run's noise model; [] without one. goals:
+    {target: {"goal-pct", "why"}} (round_record.mde_goals) for the targets the lab holds to one:
+    metal's and the containers', not a TCG guest's, whose differences are 10x any noise."""
     per = {}
     for col, name, unit, mde in row_mdes(table):
         per.setdefault((col, family(name), unit), []).append(mde)
     out = []
     for (col, fam, unit), v in per.items():
         finite = [x for x in v if math.isfinite(x)]
+        held = (goals or {}).get(col) if table.configs.get(("", col), {}).get("target-kind") != TCG_GUEST else None
+        goal = held["goal-pct"] if held else None
         out.append(FamilySensitivity(col, fam, unit, len(v),
-                                     float(np.median(v)) if len(finite) * 2 > len(v) else math.inf, max(v)))
+                                     float(np.median(v)) if len(finite) * 2 > len(v) else math.inf, max(v), goal))
     # a family's units together (its time beside its core clocks), families in the table's order
     first = {fam: i for i, fam in enumerate(dict.fromkeys(fam for _, fam, _ in per))}
     return sorted(out, key=lambda f: first[f.family])
 
 
-def sensitivity_lines(table):
-    """One line per target: each family's median and worst minimum detectable effect."""
+def sensitivity_lines(table, goals=None):
+    """One line per target: each family's median and worst minimum detectable effect; a
+    family whose median is above the lab's goal (goals: round_record.mde_goals) says so,
+    and a last line why no more rounds were added."""
+    fams = sensitivity(table, goals)
     by_target = {}
-    for f in sensitivity(table):
+    for f in fams:
         by_target.setdefault(f.target, []).append(f)
     out = []
     if by_target:
         out.append(f"sensitivity: the smallest change each target's rows would show beyond noise with {POWER:.0%} power "
                    "(minimum detectable effect, median / worst row of each benchmark family):")
-    for target, fams in by_target.items():
+    for target, fs in by_target.items():
         out.append(f"  {target}: " + "; ".join(f"{f.family.removeprefix('Benchmark')} {f.unit} "
-                                              f"{_pct(f.median)} / {_pct(f.worst)}" for f in fams))
+                                              f"{_pct(f.median)} / {_pct(f.worst)}"
+                                              + (f" (above the {f.goal:g} % goal)" if f.above_goal else "")
+                                              for f in fs))
+    for goal, why in above_goal_stops(fams, goals):
+        out.append(f"  above the goal: a family's median above the lab's bench_mde_goal ({goal:g} %)"
+                   + (f"; the rounds added for the wide rows stopped: {why}" if why else ""))
     return out
+
+
+def above_goal_stops(fams, goals):
+    """[(goal %, why the rounds for the wide rows stopped, or None)] of the targets with a
+    family above the goal, each once, in the families' order."""
+    seen = {}
+    for f in fams:
+        if f.above_goal:
+            g = (goals or {}).get(f.target) or {}
+            seen.setdefault((f.goal, g.get("why")), None)
+    return list(seen)
 
 
 def _pct(x):

@@ -13,7 +13,9 @@ the goal (memcpy only its sizes from the smallest wide one), in an order
 shuffled like any round's. It stops when no row is above
 the goal, after `most` added rounds, or once the added rounds have taken their
 time budget (checked before each round, so the last may overrun it by one
-round's time). rounds.json records each added round with its jobs and why.
+round's time). rounds.json records each added round with its jobs and why,
+and (`added-stop`) the goal and why they stopped, for the report's Sensitivity
+table to mark the families still above the goal.
 
 Only rows with a finite figure count: an added round narrows an interval, it
 does not make up for a profile with too few planned rounds to decide paired
@@ -33,6 +35,7 @@ the report can say how many of them are still beyond noise.
 
 import contextlib
 import datetime
+import json
 import math
 import random
 import re
@@ -52,6 +55,7 @@ from . import disturbed, rounds
 # Why a round was added (its record's `added.reason`; a record without one is WIDE).
 WIDE = "wide"  # rows whose minimum detectable effect is above the goal
 CONFIRM = "beyond-noise"  # rows beyond noise, measured again before the report calls them
+STOP_FILE = round_record.ADDED_STOP_FILE  # rounds/: why the rounds for the wide rows stopped, and the goal
 
 
 def reason(rec):
@@ -67,17 +71,30 @@ def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
     staging_run = Path(staging_run)
     records, added, used, stop = _so_far(staging_run, host, WIDE, most, seconds, "rounds added")
     if stop:
-        return stop
+        return _keep_stop(staging_run, host, goal_pct, stop)
     with _merged_table(staging_run, host, records, alpha) as (t, kinds):
         wide, finite = _wide_rows(t, kinds, goal_pct)
     if not finite:
-        return _stop("no row has a finite minimum detectable effect: too few rounds to decide it", added, used)
+        return _keep_stop(staging_run, host, goal_pct, _stop(
+            "no row has a finite minimum detectable effect: too few rounds to decide it", added, used))
     if not wide:
-        return _stop(f"every row's minimum detectable effect is at most {goal_pct:g} %", added, used)
+        return _keep_stop(staging_run, host, goal_pct, _stop(
+            f"every row's minimum detectable effect is at most {goal_pct:g} %", added, used))
     names = [name for rows in wide.values() for name, _ in rows]
-    return _plan(records, wide, names, {"reason": WIDE, "goal-pct": goal_pct,
+    plan = _plan(records, wide, names, {"reason": WIDE, "goal-pct": goal_pct,
                                         "rows-above-goal": {t: len(rows) for t, rows in sorted(wide.items())},
                                         "seconds-before": round(used, 1)})
+    if len(added) + 1 >= most:  # the last one allowed: the bench role asks for no more
+        _keep_stop(staging_run, host, goal_pct, _stop(f"{most} rounds added, the most allowed ({most})"))
+    return plan
+
+
+def _keep_stop(staging_run, host, goal_pct, stop):
+    """Keep why the rounds for the wide rows stopped, with the goal (rounds.json `added-stop`):
+    the report marks the families still above the goal and says why no more rounds ran."""
+    path = staging_run / "rounds" / STOP_FILE.format(host=host)
+    path.write_text(json.dumps({"host": host, "goal-pct": goal_pct, "why": stop["why"]}) + "\n", encoding="utf-8")
+    return stop
 
 
 def plan_confirm(staging_run, host, most, seconds, alpha=0.05):

@@ -13,6 +13,8 @@ Staging layout (written by the bench role, read here):
   ab.json                          an A/B run's BASE: {"base-ref", "base-commit"} (rounds.json `ab`)
   rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
                                     "host-failed": {"round", "msg"} or null}
+  rounds/added-stop-<host>.json    {"host", "goal-pct", "why"}: why the rounds added for the wide rows
+                                    stopped (lab/added_rounds.py; rounds.json `added-stop`, per host)
   rounds/isolation-<host>.json     {"host", "isolation": {"cpus", "bench-cpu", "others", "summary",
                                     "guest-summary", "confined": {group: [pids]}, "released", "errors"}}
                                     (rounds.json `isolation`, per host)
@@ -309,6 +311,14 @@ def merge(staging_run):
             isolation[rec["host"]] = rec.get("isolation")
     if isolation:
         record["isolation"] = isolation
+    stops = {}
+    for host in hosts:  # why the rounds for the wide rows stopped, and the goal (lab/added_rounds.py)
+        f = rounds_dir / round_record.ADDED_STOP_FILE.format(host=host)
+        if f.is_file():
+            rec = _json(f)
+            stops[host] = {k: rec.get(k) for k in ("goal-pct", "why")}
+    if stops:
+        record["added-stop"] = stops
     ab = staging_run / AB_FILE
     if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab)

@@ -55,7 +55,8 @@ def noise(ctx):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
                    f"{f.within} within noise")
-    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t)]
+    goals = round_record.mde_goals(round_record.load(ctx.run_dir))
+    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t, goals)]
     return "\n".join(out) + "\n"
 
 
@@ -87,10 +88,12 @@ def _checks_paragraph(intro, checks, sentence):
     return "\n".join([intro, "", *(f"- {md_code(target)}: {md_text(sentence(c))}" for target, c in checks.items())])
 
 
-def sensitivity_table(t):
+def sensitivity_table(t, goals=None):
     """How small a change the run could have seen: per benchmark family and target, the
-    median and worst row's minimum detectable effect (80 % power)."""
-    fams = figures.sensitivity(t)
+    median and worst row's minimum detectable effect (80 % power); ⚠ on a family of a
+    target the lab holds to a goal (goals: round_record.mde_goals) whose median is above it,
+    and why no more rounds were added."""
+    fams = figures.sensitivity(t, goals)
     if not fams:
         return ""
     targets = list(dict.fromkeys(f.target for f in fams))
@@ -99,16 +102,20 @@ def sensitivity_table(t):
     head = "| benchmark | unit | " + " | ".join(md_code(x, in_table=True) for x in targets) + " |"
     rows = [f"| {md_code(b, in_table=True)} | {md_code(u, in_table=True)} | "
             + " | ".join(_mde_cell(cells.get((b, u, x))) for x in targets) + " |" for b, u in keys]
+    notes = [f"⚠ A family's median above the lab's goal of {goal:g} % (`bench_mde_goal`, for metal and the "
+             "containers)" + (f": the rounds added for the wide rows stopped, {md_text(why)}" if why else "")
+             + ". More rounds (`bench_added_rounds_max`, `bench_added_seconds`) or a quieter hour narrow it."
+             for goal, why in figures.above_goal_stops(fams, goals)]
     return "\n".join([f"**Sensitivity:** the smallest change this run would call beyond noise with {POWER:.0%} power "
                       "(minimum detectable effect), median / worst row of each benchmark family; a change below it "
                       "may be there unseen. `vmparity power RUN` checks these figures by planting known shifts.", "",
-                      head, "|---|---|" + "--:|" * len(targets), *rows])
+                      head, "|---|---|" + "--:|" * len(targets), *rows, *(x for note in notes for x in ("", note))])
 
 
 def _mde_cell(f):
     if f is None:
         return "–"
-    return f"{_pct(f.median)} / {_pct(f.worst)}"
+    return ("⚠ " if f.above_goal else "") + f"{_pct(f.median)} / {_pct(f.worst)}"
 
 
 def _pct(x):

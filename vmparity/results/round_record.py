@@ -19,6 +19,9 @@ from . import jsonfile
 
 SCHEMA = "vmparity-rounds/1"
 FILE = "rounds.json"
+# rounds/ of a staging run: why a host's rounds for the wide rows stopped, and the goal
+# (lab/added_rounds.py); rounds.json keeps them under `added-stop`, per host.
+ADDED_STOP_FILE = "added-stop-{host}.json"
 RECORD_EXPECTED = "expected a JSON record of the bench role: {error}"
 
 
@@ -71,3 +74,24 @@ def round_dirs(staging_run):
     d = Path(staging_run) / "rounds"
     return sorted((p for p in d.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)) \
         if d.is_dir() else []
+
+
+def mde_goals(record):
+    """{target: {"goal-pct", "why"}}: the lab's goal for the minimum detectable effect of a
+    family's median (bench_mde_goal), for every target of a host that had one, and why its
+    rounds for the wide rows stopped (None when the run did not say: a run stored before
+    `added-stop`, whose added rounds name their goal). {} for a run without either."""
+    out = {}
+    for host, recs in (record or {}).get("hosts", {}).items():
+        stop = (record.get("added-stop") or {}).get(host)
+        goals = [r["added"]["goal-pct"] for r in recs if "goal-pct" in (r.get("added") or {})]
+        if stop and stop.get("goal-pct") is not None:
+            goal = {"goal-pct": float(stop["goal-pct"]), "why": stop.get("why")}
+        elif goals:
+            goal = {"goal-pct": float(goals[0]), "why": None}
+        else:
+            continue
+        for r in recs:
+            for target in r.get("order", ()):
+                out.setdefault(target, goal)
+    return out
