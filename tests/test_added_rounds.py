@@ -383,3 +383,14 @@ def test_the_report_marks_the_families_still_above_the_goal_and_says_why(tmp_pat
     assert "(above the 3 % goal)" in text and "stopped: 1 rounds added, the most allowed (1)" in text
     # without a goal (added rounds turned off, or a run before them) nothing is marked
     assert "⚠" not in run_quality.sensitivity_table(t) and "goal" not in "\n".join(figures.sensitivity_lines(t))
+
+
+def test_a_goal_that_is_not_a_number_is_no_goal():
+    hosts = {"h": [{"round": 1, "order": ["metal", "container-nolimit"]}]}
+    assert round_record.mde_goals({"hosts": hosts, "added-stop": {"h": {"goal-pct": "3; rm -rf", "why": "x"}}}) == {}
+    assert round_record.mde_goals({"hosts": hosts, "added-stop": ["h"]}) == {}
+    assert round_record.mde_goals({"hosts": hosts, "added-stop": {"h": {"goal-pct": 2.5, "why": 7}}}) == {
+        "metal": {"goal-pct": 2.5, "why": None}, "container-nolimit": {"goal-pct": 2.5, "why": None}}
+    # a run stored before added-stop: the goal its added rounds name, and no why
+    hosts["h"].append({"round": 2, "order": ["metal"], "added": {"reason": "wide", "goal-pct": 3}})
+    assert round_record.mde_goals({"hosts": hosts})["container-nolimit"] == {"goal-pct": 3.0, "why": None}

@@ -80,18 +80,25 @@ def mde_goals(record):
     """{target: {"goal-pct", "why"}}: the lab's goal for the minimum detectable effect of a
     family's median (bench_mde_goal), for every target of a host that had one, and why its
     rounds for the wide rows stopped (None when the run did not say: a run stored before
-    `added-stop`, whose added rounds name their goal). {} for a run without either."""
+    `added-stop`, whose added rounds name their goal). {} for a run without either; a goal
+    that is not a number is no goal (the record came from elsewhere)."""
     out = {}
+    stops = (record or {}).get("added-stop")
     for host, recs in (record or {}).get("hosts", {}).items():
-        stop = (record.get("added-stop") or {}).get(host)
-        goals = [r["added"]["goal-pct"] for r in recs if "goal-pct" in (r.get("added") or {})]
-        if stop and stop.get("goal-pct") is not None:
-            goal = {"goal-pct": float(stop["goal-pct"]), "why": stop.get("why")}
-        elif goals:
-            goal = {"goal-pct": float(goals[0]), "why": None}
-        else:
+        stop = stops.get(host) if isinstance(stops, dict) else None
+        stop = stop if isinstance(stop, dict) else {}
+        added = [r["added"] for r in recs if isinstance(r.get("added"), dict)]
+        goal = _percent(stop.get("goal-pct"))
+        why = stop.get("why") if goal is not None and isinstance(stop.get("why"), str) else None
+        if goal is None:
+            goal = next((g for g in map(_percent, (a.get("goal-pct") for a in added)) if g is not None), None)
+        if goal is None:
             continue
         for r in recs:
             for target in r.get("order", ()):
-                out.setdefault(target, goal)
+                out.setdefault(target, {"goal-pct": goal, "why": why})
     return out
+
+
+def _percent(v):
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf") else None
