@@ -378,7 +378,7 @@ def test_the_report_marks_the_families_still_above_the_goal_and_says_why(tmp_pat
     row = next(line for line in md.split("\n") if line.startswith("| `BenchmarkMemcpy` | `ns/op`"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2].startswith("⚠ ") and not cells[3].startswith("⚠")  # container-nolimit, guest-nosmt
-    assert "goal of 3 % (`bench_mde_goal`" in md and "stopped, 1 rounds added, the most allowed (1)" in md
+    assert "goal of 3 % (`bench_mde_goal`" in md and "stopped: 1 rounds added, the most allowed (1)." in md
     text = "\n".join(figures.sensitivity_lines(t, goals))
     assert "(above the 3 % goal)" in text and "stopped: 1 rounds added, the most allowed (1)" in text
     # without a goal (added rounds turned off, or a run before them) nothing is marked

@@ -103,8 +103,8 @@ def sensitivity_table(t, goals=None):
     rows = [f"| {md_code(b, in_table=True)} | {md_code(u, in_table=True)} | "
             + " | ".join(_mde_cell(cells.get((b, u, x))) for x in targets) + " |" for b, u in keys]
     notes = [f"⚠ A family's median above the lab's goal of {goal:g} % (`bench_mde_goal`, for metal and the "
-             "containers)" + (f": the rounds added for the wide rows stopped, {md_text(why)}" if why else "")
-             + ". More rounds (`bench_added_rounds_max`, `bench_added_seconds`) or a quieter hour narrow it."
+             "containers)." + (f" The rounds added for the wide rows stopped: {md_text(why)}." if why else "")
+             + " More rounds (`bench_added_rounds_max`, `bench_added_seconds`) or a quieter hour narrow it."
              for goal, why in figures.above_goal_stops(fams, goals)]
     return "\n".join([f"**Sensitivity:** the smallest change this run would call beyond noise with {POWER:.0%} power "
                       "(minimum detectable effect), median / worst row of each benchmark family; a change below it "
