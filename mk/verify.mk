@@ -11,7 +11,7 @@
 
 LAB_VERIFY_RUN     ?=
 LAB_VERIFY_TARGETS ?=
-# Rounds of the verify run; TCG guests take the first 4 of them (the U test between a target and its fix needs 4 a side).
+# Rounds of the verify run; TCG guests take the first 5 of them (the U test between a target and its fix needs 4 a side, and one spare).
 LAB_VERIFY_ROUNDS  ?= 5
 # What the end of lab-verify does to its intervention guests: paused (the next lab-verify resumes them) or
 # destroyed (powered off, booted again next time; for a lab shared with checkouts older than this one).

@@ -11,6 +11,7 @@ from vmparity.decide import explain, verification
 from vmparity.decide.explain import Finding
 from vmparity.errors import InputError
 from vmparity.lab import interventions, verify
+from vmparity.stats import utest
 
 RUN = "2026-11-25T10-00-00Z-lab-quick"
 
@@ -142,8 +143,9 @@ def test_each_intervention_target_runs_only_the_jobs_of_its_own_rows(tmp_path):
         "metal": "^(clock|memcpy\\-static/tunable=default)$",
         "guest-hpet-clock": "^(clock|memcpy\\-static/tunable=default)$",
         nt: "^(memcpy\\-static/tunable=default)$", tsc: "^(clock)$"}
-    assert bench["bench_count"] == 5 and bench["bench_rounds_by_kind"] == {"tcg-guest": 4}
-    # a run of 4 rounds or fewer: every target takes every round
+    # five rounds: every target takes every round; a TCG guest takes one spare over the U test's 4 a side
+    assert bench["bench_count"] == 5 and bench["bench_rounds_by_kind"] == {}
+    assert verify.rounds_by_kind(10) == {"tcg-guest": 5}
     assert verify.rounds_by_kind(4) == {} and verify.rounds_by_kind(3) == {}
 
 
@@ -349,25 +351,21 @@ WRONG_RULE = {  # blames an innocent key: the guest's memory size, for the clock
     "intervention": {"kind": "guest", "name": "more-memory", "set": {"memory_mib": 2048}}}
 
 
-def test_verify_verifies_the_right_fixes_and_refutes_a_rule_that_blames_an_innocent_key(tmp_path, monkeypatch):
+def _original_and_plan(tmp_path):
+    """A lab run of the hpet guest and the quota container, and its verify plan, with a rule
+    that blames an innocent key (WRONG_RULE) beside the shipped ones; and the verify run's
+    targets: each intervention target is what the fix makes of the original. The generator's
+    benchmarks follow the fingerprint (resultgen.suite): clocksource tsc brings the clock back to
+    the vDSO, GOMAXPROCS at the quota ends the oversubscription, memory changes nothing."""
     hpet = dict(resultgen.HPET_GUEST, target="guest-hpet-clock")
     quota = dict(resultgen.QUOTA_CONTAINER)
-    runs = tmp_path / "runs"
-    original = _lab_run(runs, RUN, {"guest-hpet-clock": hpet, "container-quota": quota})
+    original = _lab_run(tmp_path / "runs", RUN, {"guest-hpet-clock": hpet, "container-quota": quota})
     rules_path = tmp_path / "rules.yaml"
     shipped = yaml.safe_load(explain.resources.files("vmparity.decide").joinpath("rules.yaml").read_text())
     rules_path.write_text(yaml.safe_dump([WRONG_RULE] + shipped, sort_keys=False), encoding="utf-8")
     rules = explain.load_rules(rules_path)
     directory, metal, found = interventions.run_explanations(original, rules=rules)
     plan = interventions.derive(directory, metal, found)
-    by_rule = {(e["target"], e["rule"]): e["intervention"] for e in plan["explanations"]}
-    assert by_rule[("guest-hpet-clock", "blame-memory")] == "guest-hpet-clock+more-memory"
-    assert by_rule[("guest-hpet-clock", "vdso-fallback")] == "guest-hpet-clock+clocksource-tsc"
-    assert by_rule[("container-quota", "cpu-quota")] == "container-quota+gomaxprocs-2"
-
-    # The verify run: each intervention target is what the fix makes of the original. The
-    # generator's benchmarks follow the fingerprint (resultgen.suite): clocksource tsc brings the
-    # clock back to the vDSO, GOMAXPROCS at the quota ends the oversubscription, memory changes nothing.
     fixed = {
         "guest-hpet-clock": hpet,
         "guest-hpet-clock+clocksource-tsc": dict(hpet, clocksource="tsc", **{"clock-verdict-monotonic": "vdso"}),
@@ -375,7 +373,16 @@ def test_verify_verifies_the_right_fixes_and_refutes_a_rule_that_blames_an_innoc
         "container-quota": quota,
         "container-quota+gomaxprocs-2": dict(quota, **{"cpu-quota": "none"}),
     }
-    verify_run = _lab_run(runs, "2026-11-25T11-00-00Z-verify-quick", fixed, seed=8)
+    return original, plan, fixed
+
+
+def test_verify_verifies_the_right_fixes_and_refutes_a_rule_that_blames_an_innocent_key(tmp_path, monkeypatch):
+    original, plan, fixed = _original_and_plan(tmp_path)
+    by_rule = {(e["target"], e["rule"]): e["intervention"] for e in plan["explanations"]}
+    assert by_rule[("guest-hpet-clock", "blame-memory")] == "guest-hpet-clock+more-memory"
+    assert by_rule[("guest-hpet-clock", "vdso-fallback")] == "guest-hpet-clock+clocksource-tsc"
+    assert by_rule[("container-quota", "cpu-quota")] == "container-quota+gomaxprocs-2"
+    verify_run = _lab_run(tmp_path / "runs", "2026-11-25T11-00-00Z-verify-quick", fixed, seed=8)
     result = verify.verdicts(verify_run, plan)
     got = {(v["target"], v["rule"]): v for v in result["verdicts"]}
     assert got[("guest-hpet-clock", "vdso-fallback")]["verdict"] == "verified"
@@ -394,6 +401,25 @@ def test_verify_verifies_the_right_fixes_and_refutes_a_rule_that_blames_an_innoc
     for run in (original, verify_run):
         stored, holder = verify.read_verdicts(run)
         assert holder == verify_run.name and stored["seconds"] == 42
+
+
+def test_a_fix_measured_too_few_times_for_the_u_test_is_not_refuted(tmp_path):
+    # a TCG guest's round lost in the verify run: the innocent key's target has 3 values against
+    # the original's 4, and the U test between them cannot reach 0.05 (best p 2/35): its rows
+    # "changed nothing" because nothing could have shown a change, so the rule is not refuted
+    original, plan, fixed = _original_and_plan(tmp_path)
+    verify_run = _lab_run(tmp_path / "runs", "2026-11-25T11-00-00Z-verify-quick", fixed, count=4, seed=8)
+    f = verify_run / "guest-hpet-clock+more-memory.txt"
+    lines = f.read_text().split("\n")
+    last = {line.split()[0]: i for i, line in enumerate(lines) if line.startswith("Benchmark")}
+    f.write_text("\n".join(line for i, line in enumerate(lines) if i not in set(last.values())))
+    got = {(v["target"], v["rule"]): v for v in verify.verdicts(verify_run, plan)["verdicts"]}
+    wrong = got[("guest-hpet-clock", "blame-memory")]
+    assert wrong["verdict"] == "inconclusive", wrong
+    assert not any(n["whole-closure-visible"] for n in wrong["numbers"])
+    # the right fix, 4 values a side, is still seen
+    assert got[("guest-hpet-clock", "vdso-fallback")]["verdict"] == "verified"
+    assert utest.can_reach(4, 4, 0.05) and not utest.can_reach(3, 4, 0.05) and utest.can_reach(5, 5, 0.05)
 
 
 # --- environment bisection for the rows no rule explains -----------------------------------------

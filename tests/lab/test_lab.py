@@ -361,7 +361,7 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     started = time.monotonic()
     proc = subprocess.run(
         ["make", "--no-print-directory", "lab-verify", f"LAB_VERIFY_RUN={base}", "LAB_VERIFY_TARGETS=guest-hpet-clock",
-         "LAB_VERIFY_PROFILE=smoke", "LAB_VERIFY_ROUNDS=4", "LAB_VERIFY_BUILD=", f"RESULTS_DIR={lab.results_dir}",
+         "LAB_VERIFY_PROFILE=smoke", "LAB_VERIFY_ROUNDS=5", "LAB_VERIFY_BUILD=", f"RESULTS_DIR={lab.results_dir}",
          f"LAB_VERIFY_DIR={lab.root / 'verify-files'}", f"LAB_ARGS=-e @{vars_file}"],
         cwd=REPO, capture_output=True, text=True, timeout=1200)
     (lab.root / "lab-verify.log").write_text(proc.stdout + proc.stderr)
@@ -384,9 +384,11 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     # rows toward metal beyond noise; a wrong cause would be "refuted". How many of them clear
     # the band is the host's noise as much as the fix's: on a noisy hour (2026-11-28 00:20, the A/A
     # pair's scatter 4-7x its usual) 1 of smoke's 5 rows did in 4 rounds, so the size of the effect
-    # is checked on the vDSO row itself below, not by that count.
+    # is checked on the vDSO row itself below, not by that count. Five rounds, as lab-verify's
+    # default: at four a side one disturbed or lost value of the guest's leaves the U test between
+    # the guest and its fix unable to call any row moved (CI of 2026-11-29 saw "refuted" once).
     vdso = verdicts[("guest-hpet-clock", "vdso-fallback")]
-    assert vdso["verdict"] in ("verified", "partly") and vdso["moved"] >= 1, vdso
+    assert vdso["verdict"] in ("verified", "partly") and vdso["moved"] >= 1, json.dumps(vdso)
     row = next(n for n in vdso["numbers"] if n["name"] == "BenchmarkClock/clock=monotonic/path=vdso")
     assert (1 + row["after-pct"] / 100) * 4 < 1 + row["before-pct"] / 100, row
     # tcg-emulation is broad: it claims only rows no narrower rule explained, and with the clock job alone

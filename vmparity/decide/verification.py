@@ -25,7 +25,8 @@ The rule, over the rows whose difference showed again (before beyond noise):
   beyond noise, or made it worse): the rule matched the wrong cause; but only
   where the run could have seen the fix work, that is, where closing a row's
   gap whole would have been a move beyond the band between the target and
-  its fix (RowEffect.visible);
+  its fix, and the U test between them can reach α with the values each
+  side has (RowEffect.visible);
 - **inconclusive**: the difference did not show beyond noise in this run, so
   there is nothing for the fix to close; or no row moved and every gap is
   within the band between the target and its fix, so that not even a fix

@@ -51,7 +51,7 @@ def u_power(n1, n2, alpha, shift, draws=DRAWS, seed=SEED):
 def u_shift_for_power(n1, n2, alpha, power=POWER):
     """The smallest shift in σ that the U test finds with `power` (inf when it never does:
     with too few samples no shift reaches alpha)."""
-    if n1 < 1 or n2 < 1 or 2 / math.comb(n1 + n2, n1) > alpha:
+    if not utest.can_reach(n1, n2, alpha):
         return math.inf
     if u_power(n1, n2, alpha, MAX_SHIFT) < power:
         return math.inf
@@ -80,7 +80,7 @@ def u_power_curve(n1, n2, alpha):
 
 def u_power_at(n1, n2, alpha, shift):
     """The U test's power at `shift` σ, interpolated on its curve (0 when n can never reach alpha)."""
-    if n1 < 1 or n2 < 1 or 2 / math.comb(n1 + n2, n1) > alpha:
+    if not utest.can_reach(n1, n2, alpha):
         return 0.0
     x, p = u_power_curve(n1, n2, alpha)
     return float(np.interp(abs(shift), x, p))

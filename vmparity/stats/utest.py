@@ -22,6 +22,13 @@ PAIRWISE_LIMIT = 2000  # above this many values per row, pairwise matrices would
 RANK_CHUNK = 1 << 16  # sorted values walked at a time above it
 
 
+def can_reach(n1, n2, alpha):
+    """Whether the test on samples of n1 and n2 values can reach alpha at all: its best
+    p-value, two orderings of C(n1 + n2, n1), is at most alpha (4 a side at 0.05; 3 against
+    4 cannot, so one lost or overlapping value of 4 a side leaves it blind)."""
+    return n1 >= 1 and n2 >= 1 and 2 / math.comb(n1 + n2, n1) <= alpha
+
+
 @lru_cache(maxsize=None)
 def _u_cdf(n1, n2):
     """CDF of U under H0 without ties: coefficients of the Gaussian binomial [n1+n2, n1]_q."""
