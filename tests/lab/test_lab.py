@@ -400,7 +400,7 @@ def test_lab_verify_proves_an_explanation_by_applying_its_fix(lab):
     assert f"**Lab verdict:** {vdso['verdict']} by `guest-hpet-clock+clocksource-tsc`" in (base_dir / "report.md").read_text()
     # the stored plan runs again: the same interventions, from the run, not derived anew
     again = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "lab", "verify", base,
-                            "--targets", "guest-hpet-clock", "--rounds", "4", "--write", str(lab.root / "again")],
+                            "--targets", "guest-hpet-clock", "--rounds", "5", "--write", str(lab.root / "again")],
                            capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert json.loads((base_dir / "verify-plan.json").read_text()) == plan
