@@ -6,13 +6,11 @@ A/B run (make lab-ab) also each target's HEAD against its BASE side."""
 from ..decide import figures
 from ..render.escape import terminal
 from ..report import context
-from ..results import round_record
 
 
 def run(run_arg, out, err, alpha=0.05, results_dir=None):
     ctx, _ = context.build(run_arg, alpha, None, results_dir, err, draw_plots=False)
-    goals = round_record.mde_goals(round_record.load(ctx.run_dir))
-    for line in (figures.lines(ctx.table, ctx.explained, ctx.host_noise, goals)
+    for line in (figures.lines(ctx.table, ctx.explained, ctx.host_noise, ctx.mde_goals)
                  + (figures.ab_lines(ctx.ab) if ctx.ab else [])):
         out.write(terminal(line) + "\n")
     return 0

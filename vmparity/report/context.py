@@ -8,7 +8,7 @@ from ..decide import explain, host_noise, machine_range
 from ..errors import InputError
 from ..lab import ab_compare
 from ..lab import verify
-from ..results import inputs
+from ..results import inputs, round_record
 from . import hosts, sections
 
 
@@ -46,6 +46,7 @@ def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots
     images = plots.draw_all(t, err or sys.stderr) if draw_plots else {}
     ctx = sections.Context(loaded.path, loaded.label, t, views[0].explained,
                            [(n, title) for n, title, _ in (plots.PLOTS if draw_plots else []) if n in images],
-                           hosts=views, rack=rack, ab=ab, host_noise=noise_of_host)
+                           hosts=views, rack=rack, ab=ab, host_noise=noise_of_host,
+                           mde_goals=round_record.mde_goals(round_record.load(loaded.path)))
     ctx.verdicts, ctx.verdicts_run = verify.read_verdicts(loaded.path)
     return ctx, images

@@ -55,8 +55,7 @@ def noise(ctx):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
                    f"{f.within} within noise")
-    goals = round_record.mde_goals(round_record.load(ctx.run_dir))
-    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t, goals)]
+    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t, ctx.mde_goals)]
     return "\n".join(out) + "\n"
 
 

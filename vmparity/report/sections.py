@@ -29,6 +29,7 @@ class Context:
     verdicts: dict = None  # the lab's verdicts on explanations (`vmparity lab verify`, verdicts.json), or None
     verdicts_run: str = None  # the verify run that holds them
     host_noise: object = None  # decide.host_noise.HostNoise: the A/A scatter against the machine's usual, or None
+    mde_goals: dict = None  # the lab's sensitivity goal per target, and why its added rounds stopped (round_record.mde_goals)
 
 
 def _host_contexts(ctx):

@@ -125,7 +125,7 @@ def samples_for_ci(confidence):
 def samples_for_utest(alpha):
     """Smallest n (both sides) whose best possible U-test p-value is <= alpha."""
     for n in range(1, 10):
-        if 2 / math.comb(2 * n, n) <= alpha:
+        if utest.can_reach(n, n, alpha):
             return ">=", n
     return ">", 9
 
