@@ -159,6 +159,12 @@ def _parser():
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")
     g.add_argument("file", nargs="?", metavar="FILE", help="default: the repository's vm-templates/variants.yml")
     g.add_argument("--accel", choices=["kvm", "qemu"], help="as this acceleration will really get them (qemu: the TCG substitutions)")
+    g.add_argument("--host-cpu", metavar="CPUINFO", help="with --accel kvm: a copy of the host's /proc/cpuinfo ('-': "
+                   "standard input); a feature a variant requires that this CPU lacks is refused, or dropped by the "
+                   "vendor's rule (kvm.vendor_features)")
+    g.add_argument("--host", metavar="NAME", help="the host's name, for the messages (with --host-cpu)")
+    g.add_argument("--only", metavar="NAME,...", help="only these variants (comma-separated): the others are "
+                   "neither resolved nor printed")
     g.add_argument("--json", action="store_true", help="print the variants as JSON")
     c = kinds.add_parser("containers", help="docker/variants.yml: the container matrix, resolved for a host")
     c.add_argument("file", nargs="?", metavar="FILE", help="default: the repository's docker/variants.yml")

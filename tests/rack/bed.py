@@ -2,8 +2,10 @@
 with sshd on its own 127.0.0.1 port and its own dockerd and libvirtd (started
 by host_prep, as on a host without a service manager), driven from "the
 laptop" (this machine) over SSH only, with an ordinary rack inventory.
+A third kind of host is a nested KVM host (kvm_host.py): a TCG VM of the same
+image whose emulated CPU has AMD-V, so its guests are real KVM guests.
 
-    python tests/rack/bed.py up   [--dir build/rack-bed]   # make (or find) the rack
+    python tests/rack/bed.py up   [--dir build/rack-bed] [--hosts rack01,rack02,kvm01]
     python tests/rack/bed.py down [--dir build/rack-bed]   # remove it, and nothing else
     build/rack-bed/laptop <command>                        # run a command as the laptop
 
@@ -36,6 +38,11 @@ from pathlib import Path
 import docker
 import yaml
 
+try:
+    from . import kvm_host
+except ImportError:  # run as a script: tests/rack is sys.path[0]
+    import kvm_host
+
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 EXAMPLE = REPO / "ansible" / "inventories" / "rack-example"
@@ -53,6 +60,7 @@ class RackHost:
     ssh_port: int
     guest_ports: tuple[int, int]
     guest_variants: list[str] = field(default_factory=list)  # [] = this host runs no guest
+    kind: str = "container"  # container: docker in docker; kvm: a nested KVM host (a TCG VM)
 
     @property
     def container(self) -> str:
@@ -65,6 +73,13 @@ HOSTS = [
     RackHost("rack01", 2201, (22300, 22319), ["nosmt"]),
     RackHost("rack02", 2202, (22320, 22339), []),
 ]
+# The nested KVM host: its guests are KVM guests. smt-topoext is left out: its
+# CPU (QEMU's TCG max model) has no topoext, and the lab refuses a variant that
+# requires a feature the host's CPU lacks (vm-templates/variants.yml, kvm).
+KVM_HOSTS = [
+    RackHost("kvm01", 2203, (22340, 22359), ["nosmt", "hpet-clock"], kind="kvm"),
+]
+ALL_HOSTS = {h.name: h for h in HOSTS + KVM_HOSTS}
 
 
 def log(msg: str) -> None:
@@ -81,8 +96,8 @@ def die(msg: str) -> None:
 def docker_client(bed: Path) -> docker.DockerClient:
     """The local dockerd; started (`--bridge=none --iptables=false`, as host_prep
     starts it) when none answers, and noted so that `down` stops it again."""
-    client = docker.from_env()
     try:
+        client = docker.from_env()  # from_env asks the daemon's version: it fails too when none runs
         client.ping()
         return client
     except docker.errors.DockerException:
@@ -204,6 +219,18 @@ Host *
 """
 
 
+# A nested KVM host runs guests only, and is itself emulated: its timings are the
+# emulator's, so the rounds that buy timing sensitivity (added, confirming,
+# re-measured) would buy nothing there.
+KVM_HOST_VARS = {
+    "containers_enabled": False,
+    "host_prep_skip_daemons": ["dockerd"],
+    "bench_added_rounds_max": 0,
+    "bench_confirm_rounds_max": 0,
+    "bench_remeasure_max": 0,
+}
+
+
 def write_inventory(bed: Path, hosts: list[RackHost]) -> Path:
     """An ordinary rack inventory: rack-example's group_vars as they are, and
     the bed's hosts, each with its own guest port range (they share one loopback)."""
@@ -218,8 +245,8 @@ def write_inventory(bed: Path, hosts: list[RackHost]) -> Path:
             "guests_ssh_port_last": h.guest_ports[1],
             "guests_enabled": bool(h.guest_variants),
             "guests_variants_only": h.guest_variants,
-            "containers_variants_only": ["nolimit"],
         }
+        metal_hosts[h.name].update(KVM_HOST_VARS if h.kind == "kvm" else {"containers_variants_only": ["nolimit"]})
     doc = {"all": {"children": {"metal": {"hosts": metal_hosts}}}}
     header = ("# The rack test bed's inventory (tests/rack/bed.py made it from\n"
               "# ansible/inventories/rack-example; the laptop's ~/.ssh/config says how\n"
@@ -317,12 +344,28 @@ def up(bed: Path, hosts: list[RackHost]) -> dict:
     image = rack_host_image(client)
     home = laptop_home(bed)
     pubkey = (home / ".ssh" / "id_ed25519.pub").read_text().strip()
-    for h in hosts:
-        start_host(client, image, h, pubkey)
-    known = []
-    for h in hosts:
-        wait_for_ssh(h)
-        known += host_keys(client, h)
+    kvm_hosts = [h for h in hosts if h.kind == "kvm"]
+    try:
+        if kvm_hosts:  # booted first: a TCG boot is the longest wait
+            lab_image = CACHE_DIR / "image" / image_hash()
+            disk = kvm_host.build_disk(CACHE_DIR, image, lab_image)
+            conn = kvm_host.libvirt_conn(bed)
+            for h in kvm_hosts:
+                kvm_host.start(conn, bed, h.name, h.ssh_port, disk, lab_image, home / ".ssh" / "id_ed25519.pub")
+            conn.close()
+        for h in hosts:
+            if h.kind != "kvm":
+                start_host(client, image, h, pubkey)
+        known = []
+        for h in hosts:
+            if h.kind == "kvm":
+                kvm_host.wait_for_ssh(bed, h.name, h.ssh_port)
+                known += kvm_host.known_hosts_lines(bed, h.name, h.ssh_port)
+            else:
+                wait_for_ssh(h)
+                known += host_keys(client, h)
+    except kvm_host.BedError as e:
+        die(str(e))
     (home / ".ssh" / "known_hosts").write_text("\n".join(known) + "\n")
     sockets = control_dir(bed)
     sockets.mkdir(mode=0o700, exist_ok=True)
@@ -343,8 +386,8 @@ def up(bed: Path, hosts: list[RackHost]) -> dict:
 
 def down(bed: Path, purge: bool = False) -> None:
     """Remove the rack hosts (their dockerd, libvirtd and guests go with them)
-    and the bed's directory; stop dockerd if the bed started it. The rack-host
-    image is a cache and stays unless purge."""
+    and the bed's directory; stop dockerd (and libvirtd) if the bed started it.
+    The rack-host image and the KVM host's disk are caches and stay unless purge."""
     try:
         client = docker.from_env()
         client.ping()
@@ -359,10 +402,14 @@ def down(bed: Path, purge: bool = False) -> None:
                 for tag in img.tags or [img.id]:
                     log(f"removing image {tag}")
                     client.images.remove(tag, force=True)
+            shutil.rmtree(CACHE_DIR / "kvm-host", ignore_errors=True)
         else:
             kept = [t for img in client.images.list(filters={"label": LABEL}) for t in img.tags]
             if kept:
                 log(f"kept: image {', '.join(kept)} (a cache, like the lab's image; --purge removes it)")
+    kvm_host.remove_all(bed)
+    kvm_host.stop_started_daemons(bed)
+    kvm_host.restore_kvm_device(bed)
     marker = bed / "started-dockerd"
     if marker.exists():
         log("stopping the dockerd the bed started")
@@ -379,10 +426,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("action", choices=["up", "down"])
     ap.add_argument("--purge", action="store_true", help="down: remove the rack-host image too")
     ap.add_argument("--dir", default=str(REPO / "build" / "rack-bed"), help="where the bed keeps its files")
+    ap.add_argument("--hosts", default=",".join(h.name for h in HOSTS),
+                    help=f"up: which hosts, comma-separated, of {', '.join(ALL_HOSTS)} (default: the container hosts; "
+                         "kvm01 is the nested KVM host)")
     a = ap.parse_args(argv)
     bed = Path(a.dir).resolve()
     if a.action == "up":
-        up(bed, HOSTS)
+        names = [n for n in a.hosts.split(",") if n]
+        unknown = [n for n in names if n not in ALL_HOSTS]
+        if unknown or not names:
+            die(f"--hosts {a.hosts!r}: expected a comma-separated list of {', '.join(ALL_HOSTS)}")
+        up(bed, [ALL_HOSTS[n] for n in names])
     else:
         down(bed, a.purge)
     return 0

@@ -28,7 +28,7 @@ def run(a, out, err):
         out.write(json.dumps(added_rounds.plan_confirm(a.staging, a.host, a.most, a.seconds)) + "\n")
         return 0
     if a.lab_command == "variants" and a.variants_kind == "guests":
-        return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json)
+        return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json, a.host_cpu, a.host, a.only)
     if a.lab_command == "variants" and a.variants_kind == "containers":
         return _containers(out, a.file or checkout.CONTAINER_VARIANTS, a.host_cpus, a.json)
     if a.lab_command == "domain-xml":
@@ -86,16 +86,26 @@ def verify_cmd(a, out, err):
     return 0
 
 
-def _guests(out, path, accel, as_json):
+def _guests(out, path, accel, as_json, host_cpu_file=None, host=None, only=None):
     guests = variants.load_guests(path)
+    wanted = [n for n in (only or "").split(",") if n]
+    unknown = [n for n in wanted if n not in guests]
+    if unknown:
+        raise InputError(path, f"--only names {', '.join(unknown)}, which the file does not define "
+                               f"(it has {', '.join(guests)})")
+    if wanted:
+        guests = {n: v for n, v in guests.items() if n in wanted}
+    if host_cpu_file and accel != "kvm":
+        raise InputError("--host-cpu", "the host's CPU decides only under KVM: give --accel kvm with it")
+    host_cpu = variants.read_host_cpu(host_cpu_file, host) if host_cpu_file else None
     if accel:
-        guests = {name: variants.effective(v, accel) for name, v in guests.items()}
+        guests = {name: variants.effective(v, accel, name, path, host_cpu) for name, v in guests.items()}
     if as_json:
         out.write(json.dumps(guests, indent=2, sort_keys=True) + "\n")
         return 0
     for name, v in guests.items():
         t = v["topology"]
-        notes = "; ".join(v.get("tcg_adjustments", []))
+        notes = "; ".join(v.get("tcg_adjustments", []) + v.get("kvm_adjustments", []))
         out.write(f"{name}: {v['vcpus']} vCPUs ({t['sockets']}s/{t['cores']}c/{t['threads']}t), "
                   f"{v['memory_mib']} MiB, cpu {v['cpu_mode']}" + (f" [{notes}]" if notes else "") + "\n")
     out.write(f"{path}: {len(guests)} guest variants ok\n")

@@ -12,14 +12,15 @@ from . import checkout
 
 
 def render(variant_name, variant, *, accel, ssh_port, image_dir, overlay, console_log, seed_disk,
-           host_cpus=None, cmdline=None, template=checkout.DOMAIN_TEMPLATE):
-    """The domain XML of `variant` (merged by vmparity.lab.variants, or already effective for `accel`)."""
+           host_cpus=None, cmdline=None, name=None, template=checkout.DOMAIN_TEMPLATE):
+    """The domain XML of `variant` (merged by vmparity.lab.variants, or already effective for `accel`),
+    named vmparity-<variant_name> as the lab names its guests unless `name` says otherwise."""
     template = Path(template)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     image_dir = Path(image_dir)
     return env.get_template(template.name).render(
-        name=f"vmparity-{variant_name}", variant_name=variant_name, variant=variant,
+        name=name or f"vmparity-{variant_name}", variant_name=variant_name, variant=variant,
         accel=accel, ssh_port=ssh_port, kernel=str(image_dir / "vmlinuz"),
         initrd=str(image_dir / "initrd.img"), overlay=str(overlay),
         console_log=str(console_log), seed_disk=str(seed_disk) if seed_disk else "",

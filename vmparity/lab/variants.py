@@ -11,12 +11,18 @@ plan and the domain renderer import it.
 
 import copy
 import os
+import stat
+import sys
 
 from ..errors import InputError
 from . import checkout, schema_file
 
 # Guest fields that are mappings a variant may set in part (topology: {threads: 2}).
-MERGED_ONE_LEVEL = ("topology", "tcg")
+MERGED_ONE_LEVEL = ("topology", "tcg", "kvm")
+# A variant may leave `kvm` out of an older file's defaults: no vendor rules then.
+_NO_KVM_RULES = {"vendor_features": {}}
+# /proc/cpuinfo of a 512-CPU host is about 800 KB; only the first CPU's lines are read.
+_CPUINFO_MAX = 1 << 20
 
 
 def _field(parts):
@@ -101,21 +107,79 @@ def load_guests(path=checkout.GUEST_VARIANTS):
     return out
 
 
-def effective(variant, accel):
+def read_host_cpu(path, host=None):
+    """The CPU of a host as /proc/cpuinfo (a copy of it at `path`) describes it:
+    {"host", "vendor", "flags"}, for effective() under KVM. InputError when the
+    file has no vendor_id or flags line."""
+    if str(path) == "-":  # the guests role pipes the host's lines in
+        return _host_cpu_of(sys.stdin.read(_CPUINFO_MAX), "standard input", host)
+    try:
+        # O_NONBLOCK: a FIFO in its place is refused below, not waited on
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), encoding="utf-8", errors="replace") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(path, "expected a regular file (a copy of the host's /proc/cpuinfo)")
+            text = f.read(_CPUINFO_MAX)  # /proc/cpuinfo's size reads as 0: bounded by reading, not by stat
+    except OSError as e:
+        raise InputError(path, f"cannot read the host's /proc/cpuinfo copy: {e.strerror}") from None
+    return _host_cpu_of(text, path, host)
+
+
+def _host_cpu_of(text, path, host):
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("vendor_id", "flags") and key.strip() not in fields:
+            fields[key.strip()] = value.strip()
+    missing = [k for k in ("vendor_id", "flags") if k not in fields]
+    if missing:
+        raise InputError(path, f"expected /proc/cpuinfo's vendor_id and flags lines, found no {' or '.join(missing)}")
+    return {"host": host or "this host", "vendor": fields["vendor_id"], "flags": sorted(set(fields["flags"].split()))}
+
+
+def _against_host_cpu(v, name, path, host_cpu):
+    """Under KVM: each feature the variant requires or forces is in the host CPU's
+    flags, or dropped by the vendor's rule (noted in kvm_adjustments), or refused."""
+    if v["cpu_mode"] not in ("host-passthrough", "host-model"):
+        return  # a named model: libvirt checks it against the host itself
+    rules = v.get("kvm", _NO_KVM_RULES)["vendor_features"].get(host_cpu["vendor"], {})
+    kept = []
+    for feat in v["features"]:
+        if feat["policy"] not in ("require", "force") or feat["name"] in host_cpu["flags"]:
+            kept.append(feat)
+        elif feat["name"] in rules:
+            v["kvm_adjustments"].append(f"feature {feat['name']} policy {feat['policy']} dropped: {host_cpu['vendor']} "
+                                        f"CPUs have no {feat['name']}; instead {rules[feat['name']]}")
+        else:
+            raise InputError(path, f"variant {name!r} {feat['policy']}s CPU feature {feat['name']!r}, which the CPU "
+                                   f"of host {host_cpu['host']} ({host_cpu['vendor']}) does not have, and no rule of "
+                                   f"kvm.vendor_features.{host_cpu['vendor']} stands in for it: under KVM the guest "
+                                   f"would boot without it. Leave the variant out on this host "
+                                   f"(guests_variants_only) or run it on a host whose CPU has {feat['name']}")
+    v["features"] = kept
+
+
+def effective(variant, accel, name="variant", path="variants", host_cpu=None):
     """The guest variant as the domain will really get it under `accel`.
 
-    kvm: unchanged. qemu (TCG): the CPU mode becomes tcg.cpu_mode and a
-    require/force of a feature TCG cannot present becomes optional, so the
-    guest still boots; each change is listed in `tcg_adjustments`, and the
-    expectations it makes unreachable (tcg.unsupported_features[feature])
-    move to `expect_dropped`. The template (vm-templates/domain.xml.j2)
-    applies the same rules from the same `tcg` data.
+    kvm: unchanged, but when the host's CPU is known (read_host_cpu) a feature
+    the variant requires or forces and that CPU lacks is refused (InputError
+    naming the variant, the feature and the host), or dropped where
+    kvm.vendor_features says the host's vendor never has it and what the guest
+    gets instead; each drop is listed in `kvm_adjustments`. qemu (TCG): the
+    CPU mode becomes tcg.cpu_mode and a require/force of a feature TCG cannot
+    present becomes optional, so the guest still boots; each change is listed
+    in `tcg_adjustments`, and the expectations it makes unreachable
+    (tcg.unsupported_features[feature]) move to `expect_dropped`. The
+    template (vm-templates/domain.xml.j2) applies the same TCG rules from the
+    same `tcg` data.
     """
     if accel not in ("kvm", "qemu"):
         raise InputError("accel", f"expected kvm or qemu, got {accel!r}")
     v = copy.deepcopy(variant)
-    v["tcg_adjustments"], v["expect_dropped"] = [], {}
+    v["tcg_adjustments"], v["kvm_adjustments"], v["expect_dropped"] = [], [], {}
     if accel == "kvm":
+        if host_cpu is not None:
+            _against_host_cpu(v, name, path, host_cpu)
         return v
     if v["cpu_mode"] in ("host-passthrough", "host-model"):
         v["tcg_adjustments"].append(f"cpu_mode {v['cpu_mode']} -> {v['tcg']['cpu_mode']} (TCG has no host CPU)")
