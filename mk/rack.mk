@@ -9,7 +9,7 @@ RACK_BED_DIR ?= $(BUILD)/rack-bed
 TEST_TARGETS += rack-test
 
 rack-test: $(STAMPS)/venv bench image ## The rack path end to end: site.yml over SSH on a simulated two-host rack, one run, a host killed mid-run and filled in, fab, teardown
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m rack tests/rack
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m rack tests/rack/test_rack.py
 
 rack-demo: $(STAMPS)/venv bench image ## Bring the simulated rack up and leave it to try (ansible-playbook, ssh, fab as from a laptop); rack-down removes it
 	$(PY) tests/rack/bed.py up --dir $(RACK_BED_DIR)

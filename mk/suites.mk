@@ -21,7 +21,7 @@ CHECK_LANE_1   ?= test-py
 # saw two targets' spans overlap). The repro lab joins them: no two suites
 # that drive dockerd, libvirtd or guests run at once. Lane 2: check's suites,
 # which need no daemon.
-TEST_LANE_1    ?= test-image test-lab-e2e test-lab-repro rack-test
+TEST_LANE_1    ?= test-image test-lab-e2e test-lab-repro rack-test test-kvm
 
 check_lanes = "$(CHECK_LANE_1)" "$(filter-out $(CHECK_LANE_1),$(CHECK_TARGETS))"
 test_lanes  = "$(TEST_LANE_1)" "$(filter-out $(TEST_LANE_1),$(CHECK_TARGETS) $(TEST_TARGETS))"

@@ -66,7 +66,7 @@ def domain_name(host: str) -> str:
 def disk_recipe(rack_image: str, lab_image: Path) -> str:
     """Everything that goes into the disk: the rack-host image, the lab image, this builder."""
     h = hashlib.sha256()
-    for part in (rack_image, lab_image.name, Path(__file__).read_text(), VARIANT_FILE.read_text()):
+    for part in (rack_image, lab_image.name, Path(__file__).read_text()):
         h.update(part.encode())
     return h.hexdigest()[:16]
 
@@ -267,7 +267,7 @@ def start(conn, bed: Path, host: str, ssh_port: int, disk_dir: Path, lab_image: 
     d = host_dir(bed, host)
     d.mkdir(parents=True, exist_ok=True)
     overlay, seed, console = d / "overlay.qcow2", d / "seed.img", d / "console.log"
-    made_of = f"{disk_dir.name} {pubkey_file.read_text().strip()} {ssh_port}\n"
+    made_of = f"{disk_dir.name} {pubkey_file.read_text().strip()} {ssh_port} {VARIANT_FILE.read_text()}\n"
     name = domain_name(host)
     try:
         dom = conn.lookupByName(name)

@@ -80,6 +80,7 @@ func Probe() []Field {
 		add(fl.key, cpu.flag(fl.flag))
 	}
 	add("hypervisor-signature", cpu.hvSignature)
+	add("kvm-clock-stable-bit", kvmClockStableBit(cpu.hvSignature))
 
 	topo := probeTopology()
 	add("threads-per-core", topo.threadsPerCore)

@@ -13,6 +13,23 @@ TCG_REASON = (
     "TCG guests emulate the CPU in software: caches, store buffers, fences and "
     "the front end are QEMU's, not the hardware's"
 )
+# A KVM guest whose host is itself a TCG guest (the rack bed's nested KVM host):
+# KVM configures it as on a rack, but underneath its CPU is still QEMU's.
+NESTED_REASON = (
+    "a KVM guest of a host that is itself emulated (its metal's target-kind is tcg-guest): KVM sets its "
+    "topology, features and clock as on real hardware, but " + TCG_REASON.replace("TCG guests emulate", "TCG emulates")
+    + "; timing needs a host with real vmx/svm"
+)
+
+
+def emulated(t, metal=None):
+    """Why timings of target `t` (measured against `metal`, its host's) say nothing of the hardware, or None:
+    a TCG guest, or a KVM guest of an emulated host (the host's own fingerprint says tcg-guest)."""
+    if t.is_tcg:
+        return TCG_REASON
+    if metal is not None and metal is not t and metal.is_tcg:
+        return NESTED_REASON
+    return None
 
 
 @dataclass(frozen=True)
@@ -29,15 +46,17 @@ class Verdict:
 
 def hardware_effect(judge):
     """For seeds whose effect lives in the CPU (store forwarding, fences, the
-    front end, non-temporal stores): on a TCG guest the timings are QEMU's, so
-    a decision taken on them becomes "cannot tell here", keeping the numbers.
-    Verdicts that say what is missing, or rest on the fingerprint, stand."""
+    front end, non-temporal stores): on a TCG guest, or a KVM guest of an
+    emulated host, the timings are QEMU's, so a decision taken on them becomes
+    "cannot tell here", keeping the numbers. Verdicts that say what is
+    missing, or rest on the fingerprint, stand."""
 
     @functools.wraps(judge)
     def judged(sc, t, metal=None):
         v = judge(sc, t, metal)
-        if t.is_tcg and v.status != CANNOT_TELL and v.rests_on_timings:
-            return Verdict(v.seed, v.target, CANNOT_TELL, v.here, TCG_REASON)
+        why = emulated(t, metal)
+        if why and v.status != CANNOT_TELL and v.rests_on_timings:
+            return Verdict(v.seed, v.target, CANNOT_TELL, v.here, why)
         return v
 
     return judged

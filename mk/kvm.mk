@@ -1,0 +1,37 @@
+# The KVM path on a machine without KVM: the rack bed's nested KVM host
+# (tests/rack/kvm_host.py), a TCG guest of the lab's image whose emulated CPU
+# has AMD-V, so libvirt inside it runs real KVM guests. It is one more rack
+# host to the controller: site.yml provisions it over SSH through the same
+# roles, and accel auto picks KVM there. docs/kvm.md.
+
+KVM_BED_DIR     ?= $(BUILD)/kvm-bed
+# The nested host's guests are emulated underneath: a few rounds show what KVM
+# configures (topology, features, clock); timing needs real hardware.
+KVM_PROFILE     ?= smoke
+KVM_ROUNDS      ?= 3
+KVM_RUN_ID      ?=
+KVM_TEST_ARGS   ?=
+KVM_LAPTOP       = $(KVM_BED_DIR)/laptop
+
+.PHONY: kvm-lab kvm-up kvm-down test-kvm
+TEST_TARGETS += test-kvm
+
+kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM host up (a TCG VM whose guests are KVM guests) and leave it to try; kvm-down removes it
+	$(PY) tests/rack/bed.py up --dir $(KVM_BED_DIR) --hosts kvm01
+	@echo "kvm-up: the nested KVM host kvm01 is up. As from a laptop:"
+	@echo "  $(KVM_LAPTOP) ssh kvm01 virsh list --all"
+	@echo "  $(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory ansible/playbooks/site.yml -e bench_profile=smoke"
+
+kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds, report
+	@set -euo pipefail; start=$$(date +%s); \
+	run_id="$(KVM_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-kvm-$(KVM_PROFILE); \
+	$(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory $(LAB_PLAYBOOKS)/site.yml \
+	  -e bench_profile=$(KVM_PROFILE) -e bench_count=$(KVM_ROUNDS) -e bench_run_id=$$run_id \
+	  -e bench_results_dir=$(RESULTS_DIR) -e bench_staging_dir=$(KVM_BED_DIR)/staging $(LAB_ARGS); \
+	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s; report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+
+kvm-down: $(STAMPS)/venv ## Remove the nested KVM host of kvm-up/kvm-lab and its guests (its disk stays as a cache; twice is harmless)
+	$(PY) tests/rack/bed.py down --dir $(KVM_BED_DIR)
+
+test-kvm: $(STAMPS)/venv bench image ## The KVM path end to end on the nested KVM host: KVM guests provisioned over SSH, checked, measured, explained; a variant the CPU lacks refused; teardown
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m rack tests/rack/test_kvm.py $(KVM_TEST_ARGS)

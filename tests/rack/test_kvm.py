@@ -1,0 +1,139 @@
+"""The KVM path end to end, on a machine without KVM: the rack bed's nested
+KVM host (kvm_host.py: a TCG guest whose emulated CPU has AMD-V) driven over
+SSH only by site.yml with an ordinary rack inventory, as from a laptop. Its
+guests are real KVM guests (`<domain type='kvm'>`, host-passthrough,
+kvm-clock), checked from inside against their variants, measured and
+explained; a variant its CPU cannot give is refused by name; the bed comes up
+again without a rebuild, and tears down twice. The tests run in file order
+and share one bed (module scope).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rack import bed as rack_bed  # tests/rack/bed.py (tests/conftest.py puts tests/ on the path)
+from rack import kvm_host
+from rack.test_rack import Laptop, recap
+from vmparity.repro.judges.verdict import CANNOT_TELL
+from vmparity.repro.verdicts import judge_run
+from vmparity.results.inputs import load_run
+from vmparity.lab.variants import load_guests
+
+pytestmark = pytest.mark.rack
+
+REPO = Path(__file__).resolve().parents[2]
+HOST = rack_bed.KVM_HOSTS[0]
+RUN = "kvm-test-one-run"
+GUESTS = {f"guest-{v}-{HOST.name}": v for v in HOST.guest_variants}
+EXPECT = {v: load_guests()[v]["expect"] for v in HOST.guest_variants}
+
+
+def on_host(laptop: Laptop, command: str) -> str:
+    done = laptop.run("ssh", HOST.name, command, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def config(path: Path) -> dict[str, str]:
+    out = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"^([a-z][a-z0-9-]*): (.*)$", line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+@pytest.fixture(scope="module")
+def laptop(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.skip("the nested KVM host runs under this machine's libvirtd: it needs root")
+    root = tmp_path_factory.mktemp("kvm")
+    state = rack_bed.up(root / "bed", [HOST])
+    yield Laptop(root, state)
+    rack_bed.down(root / "bed")
+
+
+def test_the_nested_host_offers_kvm(laptop):
+    seen = on_host(laptop, "grep -m1 -ow svm /proc/cpuinfo; test -c /dev/kvm && echo kvm-device; "
+                           "virsh -c qemu:///system domcapabilities --virttype kvm >/dev/null && echo kvm-domains")
+    assert seen.split() == ["svm", "kvm-device", "kvm-domains"], seen
+
+
+def test_a_variant_the_host_cpu_cannot_give_is_refused_by_name(laptop):
+    # QEMU's TCG CPU has no topoext: smt-topoext's `require topoext` would boot
+    # a guest without it under KVM (the domains do not ask libvirt to check)
+    rc, out = laptop.playbook("lab-up.yml", "-e", '{"guests_variants_only": ["smt-topoext"]}', timeout=900)
+    assert rc != 0, out[-3000:]
+    assert ("host kvm01, kvm guests:" in out and "variant 'smt-topoext' requires CPU feature 'topoext'" in out
+            and "host kvm01 (AuthenticAMD) does not have" in out), out[-3000:]
+    assert "vmparity-smt-topoext" not in on_host(laptop, "virsh -c qemu:///system list --all --name")
+
+
+def test_site_yml_runs_kvm_guests_checked_against_their_variants(laptop):
+    rc, out = laptop.playbook("site.yml", "-e", "bench_profile=smoke", "-e", "bench_count=3",
+                              "-e", f"bench_run_id={RUN}", timeout=1500)
+    assert rc == 0, out[-3000:]
+    assert "Warn that guests are emulated" not in re.sub(r"TASK \[guests : Warn that guests are emulated\][^\n]*\n"
+                                                         r"[^\n]*\nskipping", "", out), "accel auto chose TCG"
+    domains = on_host(laptop, "for d in $(virsh -c qemu:///system list --name); do "
+                              "virsh -c qemu:///system dumpxml $d | head -1; done")
+    assert domains.count("<domain type='kvm'") == len(GUESTS), domains
+    # every expectation of each variant was checked from inside (verify.yml) and held
+    for variant, expect in EXPECT.items():
+        for key, value in expect.items():
+            assert f"ok: [vmparity-{variant}-{HOST.name}] => (item={key}={value})" in out, (variant, key)
+    run = laptop.results / "runs" / RUN
+    assert {p.stem for p in run.glob("*.txt")} == {f"metal-{HOST.name}", f"metal-aa-{HOST.name}", *GUESTS}
+    metal = config(run / f"metal-{HOST.name}.txt")
+    assert metal["target-kind"] == "tcg-guest", "the host's own fingerprint must say it is emulated"
+    for target, variant in GUESTS.items():
+        c = config(run / f"{target}.txt")
+        assert c["target-kind"] == "kvm-guest" and c["hypervisor-signature"] == "KVMKVMKVM", (target, c)
+        assert c["kvm-clock-stable-bit"] in ("yes", "no"), c
+        assert c["pmu"].startswith("no"), c  # KVM under TCG: "SVM: PMU virtualization is disabled"
+    nosmt = config(run / f"guest-nosmt-{HOST.name}.txt")
+    assert nosmt["clocksource"] == "kvm-clock" and nosmt["threads-per-core"] == "1" and nosmt["topoext"] == "no"
+    assert config(run / f"guest-hpet-clock-{HOST.name}.txt")["clocksource"] == "hpet"
+
+
+def test_the_report_decides_configuration_and_leaves_timing_to_real_hardware(laptop):
+    run = laptop.results / "runs" / RUN
+    report = (run / "report.md").read_text()
+    by = {(v.seed, v.target): v for v in judge_run(load_run(run))}
+    # seed 002: the guest's and the host's non-temporal thresholds, read from their fingerprints
+    nt = by[("002", f"guest-nosmt-{HOST.name}")]
+    assert nt.status != CANNOT_TELL and not nt.rests_on_timings, nt
+    # a seed whose effect is in the CPU's timing: cannot tell on a KVM guest of an emulated host, and says why
+    store = by[("000", f"guest-nosmt-{HOST.name}")]
+    assert store.status == CANNOT_TELL and "itself emulated" in store.reason, store
+    assert "## Reproductions" in report and "itself emulated" in report, report[-3000:]
+
+
+def test_up_again_reuses_the_host_and_provisioning_changes_nothing(laptop):
+    uptime = on_host(laptop, "cat /proc/uptime").split()[0]
+    rack_bed.up(laptop.root / "bed", [HOST])
+    assert float(on_host(laptop, "cat /proc/uptime").split()[0]) > float(uptime), "the host was booted again"
+    rc, out = laptop.playbook("lab-up.yml", timeout=900)
+    assert rc == 0, out[-3000:]
+    changed = {h: r["changed"] for h, r in recap(out).items() if r["changed"]}
+    assert changed == {}, f"provisioning again changed something: {changed}"
+
+
+def test_teardown_twice_leaves_no_domain_overlay_or_process(laptop):
+    for _ in range(2):
+        rc, out = laptop.playbook("lab-down.yml", timeout=900)
+        assert rc == 0, out[-3000:]
+    listing = on_host(laptop, "virsh -c qemu:///system list --all --name; ls /var/lib/vmparity/lab/overlays 2>&1")
+    assert "vmparity-" not in listing and "No such file" in listing, listing
+    bed = laptop.root / "bed"
+    rack_bed.down(bed)
+    rack_bed.down(bed)  # twice: nothing left to remove, and no error
+    assert kvm_host.remove_all(bed) == []
+    assert not bed.exists()
+    procs = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert kvm_host.domain_name(HOST.name) not in procs
