@@ -4,12 +4,13 @@ is refused against its JSON Schema or across fields with `file:line: variant
 on bad input."""
 
 import json
+import os
 import textwrap
 
 import pytest
 
 from vmparity.errors import InputError
-from vmparity.lab import checkout, variants
+from vmparity.lab import checkout, domain_xml, variants
 
 REQUIRED = {"smt-topoext", "nosmt", "hpet-clock"}
 
@@ -167,3 +168,66 @@ def test_command_prints_the_variants_and_exits_2_on_a_bad_file(cli, tmp_path):
     assert r.err == f"vmparity: error: {path}:16: variant 'bad', field 'vcpus': expected sockets*cores*threads = 1*2*1 = 2, got 3\n"
     r = cli("lab", "variants", "containers", "--host-cpus", "0")
     assert r.code == 2 and "--host-cpus" in r.err
+
+
+def _cpuinfo(tmp_path, vendor, flags):
+    """A /proc/cpuinfo of two processors, as a host would show it."""
+    path = tmp_path / f"cpuinfo-{vendor}"
+    cpu = f"processor\t: {{n}}\nvendor_id\t: {vendor}\nmodel name\t: a CPU\nflags\t\t: {' '.join(flags)}\n\n"
+    path.write_text(cpu.format(n=0) + cpu.format(n=1))
+    return path
+
+
+HOST_FLAGS = ["fpu", "tsc", "ht", "svm", "npt"]
+
+
+def test_under_kvm_a_required_feature_the_host_cpu_lacks_is_refused_by_name(tmp_path):
+    smt = variants.load_guests()["smt-topoext"]
+    amd = variants.read_host_cpu(_cpuinfo(tmp_path, "AuthenticAMD", HOST_FLAGS), "kvm01")
+    with pytest.raises(InputError) as e:
+        variants.effective(smt, "kvm", "smt-topoext", checkout.GUEST_VARIANTS, amd)
+    msg = str(e.value)
+    assert msg.startswith(f"{checkout.GUEST_VARIANTS}: variant 'smt-topoext' requires CPU feature 'topoext'")
+    assert "host kvm01 (AuthenticAMD) does not have" in msg and "guests_variants_only" in msg
+    # the host has it: passed through as written
+    amd_topoext = variants.read_host_cpu(_cpuinfo(tmp_path, "AuthenticAMD", HOST_FLAGS + ["topoext"]), "rack07")
+    v = variants.effective(smt, "kvm", "smt-topoext", checkout.GUEST_VARIANTS, amd_topoext)
+    assert {"name": "topoext", "policy": "require"} in v["features"] and v["kvm_adjustments"] == []
+    # a disabled feature the host lacks is no problem; the host's CPU is not asked under TCG
+    assert variants.effective(variants.load_guests()["nosmt"], "kvm", "nosmt", "f", amd)["kvm_adjustments"] == []
+    assert variants.effective(smt, "qemu", host_cpu=amd)["features"][0]["policy"] == "optional"
+
+
+def test_on_an_intel_host_the_vendor_rule_drops_topoext_and_keeps_the_smt_expectation(tmp_path):
+    smt = variants.load_guests()["smt-topoext"]
+    intel = variants.read_host_cpu(_cpuinfo(tmp_path, "GenuineIntel", ["fpu", "ht", "vmx"]), "intel1")
+    v = variants.effective(smt, "kvm", "smt-topoext", checkout.GUEST_VARIANTS, intel)
+    assert all(f["name"] != "topoext" for f in v["features"])
+    assert v["kvm_adjustments"] == ["feature topoext policy require dropped: GenuineIntel CPUs have no topoext; "
+                                    "instead SMT siblings through CPUID leaves 4 and 0xB, from the topology alone"]
+    assert v["expect"]["threads_per_core"] == 2 and v["topology"]["threads"] == 2
+    xml = domain_xml.render("smt-topoext", v, accel="kvm", ssh_port=2222, image_dir=tmp_path, overlay="o",
+                            console_log="c", seed_disk="s")
+    assert "name='topoext'" not in xml and "<vmparity:kvm-adjustment>feature topoext policy require dropped" in xml
+
+
+def test_command_checks_the_variants_against_a_host_cpu(cli, tmp_path):
+    amd = _cpuinfo(tmp_path, "AuthenticAMD", HOST_FLAGS)
+    r = cli("lab", "variants", "guests", "--accel", "kvm", "--host-cpu", amd, "--host", "kvm01")
+    assert r.code == 2 and "variant 'smt-topoext' requires CPU feature 'topoext'" in r.err
+    # the variants this host does not start are not asked
+    r = cli("lab", "variants", "guests", "--accel", "kvm", "--host-cpu", amd, "--only", "nosmt,hpet-clock", "--json")
+    assert r.code == 0, r.err
+    assert sorted(json.loads(r.out)) == ["hpet-clock", "nosmt"]
+    r = cli("lab", "variants", "guests", "--only", "nosmt,nope")
+    assert r.code == 2 and "--only names nope, which the file does not define" in r.err
+    r = cli("lab", "variants", "guests", "--accel", "qemu", "--host-cpu", amd)
+    assert r.code == 2 and "only under KVM" in r.err
+    empty = tmp_path / "empty"
+    empty.write_text("processor\t: 0\n")
+    r = cli("lab", "variants", "guests", "--accel", "kvm", "--host-cpu", empty)
+    assert r.code == 2 and f"{empty}: expected /proc/cpuinfo's vendor_id and flags lines" in r.err
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = cli("lab", "variants", "guests", "--accel", "kvm", "--host-cpu", fifo)
+    assert r.code == 2 and "expected a regular file" in r.err
