@@ -5,23 +5,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
+from rack.kvm_host import wait_for  # tests/ is on sys.path (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 VM_TEMPLATES = REPO / "vm-templates"
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", Path.home() / ".cache" / "vmparity"))
-
-
-def _wait(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.5)
-    raise TimeoutError(f"{what} did not come up within {timeout:.0f}s")
 
 
 @pytest.fixture(scope="session")
@@ -51,9 +43,9 @@ def libvirt_conn():
         for daemon in ("virtlogd", "libvirtd"):
             pidfile = Path(f"/run/{daemon}.pid")
             subprocess.run([daemon, "-d"], check=True)
-            _wait(pidfile.exists, 30, f"{daemon} pid file {pidfile}")
+            wait_for(pidfile.exists, 30, f"{daemon} pid file {pidfile}")
             started.append(int(pidfile.read_text().split()[0]))
-        _wait(lambda: try_open() is not None, 60, "libvirtd on qemu:///system")
+        wait_for(lambda: try_open() is not None, 60, "libvirtd on qemu:///system")
         conn = try_open()
     yield conn
     conn.close()
@@ -78,7 +70,7 @@ def docker_client(tmp_path_factory):
         log = tmp_path_factory.mktemp("dockerd") / "dockerd.log"
         proc = subprocess.Popen(["dockerd", "--bridge=none", "--iptables=false"],
                                 stdout=log.open("w"), stderr=subprocess.STDOUT)
-        _wait(ping, 60, f"dockerd (log {log})")
+        wait_for(ping, 60, f"dockerd (log {log})")
     client = docker.from_env(timeout=600)
     yield client
     client.close()

@@ -197,9 +197,9 @@ def libvirt_conn(bed: Path):
         if not (pidfile.exists() and _alive(pidfile)):
             _log(f"starting {daemon} -d")
             subprocess.run([f"/usr/sbin/{daemon}", "-d"], check=True)
-            _wait(lambda: pidfile.exists(), 30, f"{daemon}'s pid file {pidfile}")
+            wait_for(lambda: pidfile.exists(), 30, f"{daemon}'s pid file {pidfile}")
             (bed / f"started-{daemon}").write_text(pidfile.read_text().split()[0] + "\n")
-    _wait(lambda: try_open() is not None, 60, f"libvirtd on {LIBVIRT_URI}")
+    wait_for(lambda: try_open() is not None, 60, f"libvirtd on {LIBVIRT_URI}")
     return try_open()
 
 
@@ -211,7 +211,8 @@ def _alive(pidfile: Path) -> bool:
         return False
 
 
-def _wait(predicate, timeout: float, what: str) -> None:
+def wait_for(predicate, timeout: float, what: str) -> None:
+    """Poll `predicate` twice a second until it holds; BedError naming `what` after `timeout` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
