@@ -19,7 +19,8 @@ CHECK_LANE_1   ?= test-py
 # are CPU-bound on 2 cores: 1,130 s together against about 1,240 s in turn)
 # and starved guests fail timing checks (a guest's clock drifts, and one run
 # saw two targets' spans overlap). The repro lab joins them: no two suites
-# that drive dockerd, libvirtd or guests run at once. Lane 2: check's suites,
+# that drive dockerd, libvirtd or guests run at once, and so does the nested
+# KVM host (test-kvm), last. Lane 2: check's suites,
 # which need no daemon.
 TEST_LANE_1    ?= test-image test-lab-e2e test-lab-repro rack-test test-kvm
 

@@ -13,6 +13,7 @@ from ..lab import added_rounds, disturbed
 from ..stats.sensitivity import POWER
 from ..render import fmt
 from ..render.escape import md_code, md_text
+from ..results.targets import KVM_GUEST, TCG_GUEST
 
 
 def noise(ctx):
@@ -55,8 +56,27 @@ def noise(ctx):
         out.append(f"- {md_code(f.target)} ({md_text(f.kind)}): **{f.beyond} of {f.rows} rows "
                    f"({100 * f.beyond_share:.1f} %) beyond noise**, {f.unexplained_words(' of them')}; "
                    f"{f.within} within noise")
+    nested = emulated_host(t)
+    if nested:
+        out += ["", nested]
     out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t, ctx.mde_goals)]
     return "\n".join(out) + "\n"
+
+
+def emulated_host(t):
+    """A paragraph when the baseline metal is itself a TCG guest and KVM guests run on it (the rack
+    bed's nested KVM host): what their configuration shows holds, their timings are the emulator's."""
+    kind = lambda col: t.configs.get(("", col), {}).get("target-kind")  # noqa: E731
+    metal = t.columns[0] if t.columns else None
+    guests = [c for c in t.columns[1:] if kind(c) == KVM_GUEST]
+    if metal is None or kind(metal) != TCG_GUEST or not guests:
+        return ""
+    return (f"**Emulated host:** {md_code(metal)}'s own fingerprint says `target-kind: tcg-guest`: this host is "
+            f"itself a TCG guest (a nested KVM host, docs/kvm.md), so its KVM guests "
+            f"({', '.join(md_code(g) for g in guests)}) are configured by KVM as on a rack host but run on "
+            "QEMU's emulated CPU. What their configuration shows holds (topology, `topoext`, `nt-threshold`, "
+            "the clocksource and whether clock reads stay in the vDSO, the PMU); their timings say nothing "
+            "of real hardware, and the seeds that rest on timing are *cannot tell here* below.")
 
 
 def core_clock(t):
