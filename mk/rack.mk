@@ -4,6 +4,10 @@
 # ordinary inventory made from ansible/inventories/rack-example.
 
 RACK_BED_DIR ?= $(BUILD)/rack-bed
+# The hosts rack-demo brings up: the two container hosts, and kvm01, the nested
+# KVM host (a TCG VM whose guests are KVM guests, docs/kvm.md), when named:
+#   make rack-demo RACK_HOSTS=rack01,rack02,kvm01
+RACK_HOSTS   ?= rack01,rack02
 
 .PHONY: rack-test rack-demo rack-down
 TEST_TARGETS += rack-test
@@ -12,10 +16,10 @@ rack-test: $(STAMPS)/venv bench image ## The rack path end to end: site.yml over
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m rack tests/rack/test_rack.py
 
 rack-demo: $(STAMPS)/venv bench image ## Bring the simulated rack up and leave it to try (ansible-playbook, ssh, fab as from a laptop); rack-down removes it
-	$(PY) tests/rack/bed.py up --dir $(RACK_BED_DIR)
+	$(PY) tests/rack/bed.py up --dir $(RACK_BED_DIR) --hosts $(RACK_HOSTS)
 	@echo "rack-demo: the rack is up. As from a laptop:"
 	@echo "  $(RACK_BED_DIR)/laptop ansible-playbook -i $(RACK_BED_DIR)/inventory ansible/playbooks/site.yml -e bench_profile=smoke"
-	@echo "  $(RACK_BED_DIR)/laptop ssh rack01        $(RACK_BED_DIR)/laptop fab -H rack01,rack02 probe"
+	@echo "  $(RACK_BED_DIR)/laptop ssh rack01        $(RACK_BED_DIR)/laptop fab -H $(RACK_HOSTS) probe"
 	@echo "  make rack-down                           # remove it"
 
 rack-down: $(STAMPS)/venv ## Remove the simulated rack of rack-demo (its rack-host image stays as a cache)
