@@ -12,8 +12,15 @@ KVM_ROUNDS      ?= 3
 KVM_RUN_ID      ?=
 KVM_TEST_ARGS   ?=
 KVM_LAPTOP       = $(KVM_BED_DIR)/laptop
+# ansible-playbook as from a laptop, with the bed's rack inventory (kvm-lab, kvm-verify)
+KVM_ANSIBLE      = $(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory \
+  -e bench_results_dir=$(RESULTS_DIR) -e bench_staging_dir=$(KVM_BED_DIR)/staging
+# kvm-verify: the run whose explanations are tested (default: the newest kvm-lab run), and its rounds
+# (KVM guests take every round: the U test between a guest and its fix needs 4 a side, one spare)
+KVM_VERIFY_RUN    ?=
+KVM_VERIFY_ROUNDS ?= 5
 
-.PHONY: kvm-lab kvm-up kvm-down test-kvm
+.PHONY: kvm-lab kvm-up kvm-down kvm-verify test-kvm
 TEST_TARGETS += test-kvm
 
 kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM host up (a TCG VM whose guests are KVM guests) and leave it to try; kvm-down removes it
@@ -25,10 +32,14 @@ kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM host up (a TCG VM who
 kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds, report
 	@set -euo pipefail; start=$$(date +%s); \
 	run_id="$(KVM_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-kvm-$(KVM_PROFILE); \
-	$(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory $(LAB_PLAYBOOKS)/site.yml \
-	  -e bench_profile=$(KVM_PROFILE) -e bench_count=$(KVM_ROUNDS) -e bench_run_id=$$run_id \
-	  -e bench_results_dir=$(RESULTS_DIR) -e bench_staging_dir=$(KVM_BED_DIR)/staging $(LAB_ARGS); \
+	$(KVM_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml \
+	  -e bench_profile=$(KVM_PROFILE) -e bench_count=$(KVM_ROUNDS) -e bench_run_id=$$run_id $(LAB_ARGS); \
 	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s; report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+
+kvm-verify: kvm-up ## Test a kvm-lab run's explanations on KVM guests: each fix (clocksource, tunable, topology) applied to a copy of its guest on the nested host, measured again, verdicts stored (make lab-verify's method)
+	@$(MAKE) --no-print-directory lab-verify LAB_VERIFY_ANSIBLE='$(KVM_ANSIBLE)' LAB_VERIFY_RUNS=-kvm- \
+	  LAB_VERIFY_RUN=$(KVM_VERIFY_RUN) LAB_VERIFY_ROUNDS=$(KVM_VERIFY_ROUNDS) LAB_VERIFY_PROFILE=$(KVM_PROFILE) \
+	  LAB_VERIFY_DIR=$(KVM_BED_DIR)/verify LAB_VERIFY_BUILD=
 
 kvm-down: $(STAMPS)/venv ## Remove the nested KVM host of kvm-up/kvm-lab and its guests (its disk stays as a cache; twice is harmless)
 	$(PY) tests/rack/bed.py down --dir $(KVM_BED_DIR)

@@ -25,13 +25,17 @@ LAB_VERIFY_DIR     ?= $(BUILD)/lab-verify
 LAB_VERIFY_REDERIVE ?=
 # The build steps first (the lab test, which made them already, sets it empty).
 LAB_VERIFY_BUILD   ?= $(LAB_BUILD)
+# Which lab: ansible-playbook with its inventory (this host's lab; `make kvm-verify` gives the nested
+# KVM host's, as from a laptop), and the runs whose newest is verified when LAB_VERIFY_RUN is empty.
+LAB_VERIFY_ANSIBLE ?= $(LAB_ANSIBLE)
+LAB_VERIFY_RUNS    ?= -lab-
 
 .PHONY: lab-verify
 
 lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, default the newest) to a copy of its target, measure again, store verdicts
 	@set -euo pipefail; start=$$(date +%s); \
-	run="$(LAB_VERIFY_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
-	[ -n "$$run" ] || { echo "lab-verify: no lab run in $(RESULTS_DIR)/runs; run make lab-up first" >&2; exit 2; }; \
+	run="$(LAB_VERIFY_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '$(LAB_VERIFY_RUNS)' | sort | tail -1); \
+	[ -n "$$run" ] || { echo "lab-verify: no run named *$(LAB_VERIFY_RUNS)* in $(RESULTS_DIR)/runs; run make lab-up (make kvm-lab) first" >&2; exit 2; }; \
 	verify_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-verify-$(LAB_VERIFY_PROFILE); \
 	$(if $(strip $(LAB_VERIFY_BUILD)),echo "==> lab-verify: $(LAB_VERIFY_BUILD)"; $(MAKE) --no-print-directory $(LAB_VERIFY_BUILD);) \
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
@@ -41,11 +45,11 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	  --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
 	t=$$(date +%s); rc=0; \
-	$(LAB_SITE) $$args --skip-tags report -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
+	$(LAB_VERIFY_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml $$args --skip-tags report -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
 	site_s=$$(( $$(date +%s) - t )); \
 	echo "==> lab-verify: pause the intervention guests, stop the intervention containers (beside the verdicts;" \
 	  "the next lab-verify resumes them, lab-down removes them; output in $(LAB_VERIFY_DIR)/verify-stop.log)"; \
-	$(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml -e guests_intervention_stop=$(LAB_VERIFY_GUESTS_STOP) $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
+	$(LAB_VERIFY_ANSIBLE) $(LAB_PLAYBOOKS)/verify-stop.yml -e guests_intervention_stop=$(LAB_VERIFY_GUESTS_STOP) $(LAB_ARGS) > $(LAB_VERIFY_DIR)/verify-stop.log 2>&1 & stop_pid=$$!; \
 	stopped() { local s=0; wait $$stop_pid || s=$$?; [ $$s = 0 ] && return 0; cat $(LAB_VERIFY_DIR)/verify-stop.log; \
 	  echo "lab-verify: could not stop the intervention targets (make lab-down removes them)" >&2; return $$s; }; \
 	if [ $$rc != 0 ]; then \

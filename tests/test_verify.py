@@ -24,7 +24,7 @@ def test_every_shipped_rule_says_how_the_lab_tests_it():
     kinds = {r["id"]: r["intervention"]["kind"] for r in explain.load_rules() if "intervention" in r}
     assert kinds == {"nt-threshold": "env", "vdso-fallback": "guest", "cpu-quota": "env",
                      "seccomp-syscalls": "container", "spec-store-bypass": "container", "cpu-throttling": "container",
-                     "fence-buffer-size": "container"}
+                     "fence-buffer-size": "container", "guest-cpu-model": "guest"}
     # a reason beside an intervention is for the targets it does not fit: fence-buffer-size's for a guest
     both = {r["id"] for r in explain.load_rules() if "intervention" in r and "not-testable" in r}
     assert both == {"fence-buffer-size"}
@@ -122,6 +122,41 @@ def test_guest_intervention_is_a_derived_variant_with_only_the_fix(tmp_path):
     bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
     assert bench["bench_targets_only"] == ["metal", "guest-hpet-clock", "guest-hpet-clock+clocksource-tsc"]
     assert bench["bench_only_by_target"]["guest-hpet-clock+clocksource-tsc"] == "^(clock)$"
+
+
+def test_a_rack_hosts_run_keeps_its_suffix_last_and_finds_its_variants(tmp_path):
+    # `make kvm-lab`'s run: one rack host (the nested KVM host kvm01), every target named with -kvm01.
+    # The derived guest is the variant hpet-clock+clocksource-tsc, which the roles name
+    # guest-hpet-clock+clocksource-tsc-kvm01 on that host; an env fix keeps the suffix last as well,
+    # and its original is provisioned again with its own fields, not the defaults
+    metal = dict(resultgen.METAL, target="metal-kvm01")
+    hpet = dict(resultgen.HPET_GUEST, target="guest-hpet-clock-kvm01", **{"target-kind": "kvm-guest"})
+    nosmt = dict(resultgen.NOSMT_GUEST, target="guest-nosmt-kvm01", **{"target-kind": "kvm-guest"})
+    rules = explain.load_rules()
+    found = (_explained(rules, hpet, [_finding("BenchmarkClock/clock=monotonic/path=vdso")], A=metal)
+             + _explained(rules, nosmt, [_finding("BenchmarkMemcpy/link=static/tunable=default/size=1048576")], A=metal))
+    run = tmp_path / RUN
+    run.mkdir()
+    plan = interventions.derive(run, "metal-kvm01", found)
+    tsc = _item(plan, _entry(plan, "guest-hpet-clock-kvm01", "vdso-fallback")["intervention"])
+    assert tsc["target"] == "guest-hpet-clock+clocksource-tsc-kvm01" and tsc["variant"] == "hpet-clock+clocksource-tsc"
+    nt = _item(plan, _entry(plan, "guest-nosmt-kvm01", "nt-threshold")["intervention"])
+    assert nt["target"].startswith("guest-nosmt+nt-threshold-") and nt["target"].endswith("-kvm01")
+    assert plan["original-variants"]["guests"]["nosmt"]["topology"]["threads"] == 1
+    verify.files(plan, plan["interventions"], tmp_path / "files", rounds=5)
+    from vmparity.lab import variants
+    derived = variants.load_guests(tmp_path / "files" / "guests.yml")
+    assert set(derived) == {"hpet-clock", "hpet-clock+clocksource-tsc", "nosmt"}
+    assert derived["nosmt"]["features"] == [{"name": "topoext", "policy": "disable"}]
+    bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
+    assert bench["bench_targets_only"] == ["metal-kvm01", "guest-hpet-clock-kvm01", "guest-nosmt-kvm01",
+                                           "guest-hpet-clock+clocksource-tsc-kvm01"]
+    assert bench["bench_env_targets"] == [{"target": nt["target"], "of": "guest-nosmt-kvm01", "env": nt["env"]}]
+    prov = json.loads((tmp_path / "files" / "provision-vars.json").read_text())
+    assert prov["guests_variants_only"] == ["hpet-clock", "hpet-clock+clocksource-tsc", "nosmt"]
+    # every target of the plan belongs to the host's metal by its suffix
+    from vmparity.results.targets import metal_of
+    assert {metal_of(t, ["metal-kvm01"]) for t in bench["bench_targets_only"] + [nt["target"]]} == {"metal-kvm01"}
 
 
 def test_each_intervention_target_runs_only_the_jobs_of_its_own_rows(tmp_path):

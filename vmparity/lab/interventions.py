@@ -23,8 +23,8 @@ from ..decide import explain, intervention
 from ..errors import InputError
 from ..query.names import job_of
 from ..results import inputs, jsonfile
-from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, is_aa_control,
-                               is_lab_metal, matches)
+from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, host_suffix,
+                               intervention_target, is_aa_control, is_lab_metal, matches)
 from . import bisect, checkout, schema_file, variants
 
 PLAN_FILE = "verify-plan.json"
@@ -33,15 +33,16 @@ FORMAT = "vmparity-verify-plan/1"
 
 def run_explanations(run, results_dir=None, rules=None, alpha=0.05):
     """(run directory, metal, [Explanation]) of every target of a stored run against its lab metal
-    (the A/A control aside). The local lab only: a rack run has a metal per host."""
+    (the A/A control aside). A run of one host: the local lab, or one rack host (the nested KVM
+    host's `make kvm-lab`, whose targets carry `-kvm01`); a rack run has a metal per host."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
     targets = [rf.target for rf in loaded.files]
     metals = [t for t in targets if is_lab_metal(t)]
     if len(metals) != 1:
-        raise InputError(loaded.path, f"expected one lab metal target (the local lab), found {len(metals)}: "
-                                      f"{', '.join(metals) or 'none'}")
+        raise InputError(loaded.path, f"expected one lab metal target (a run of one host: the local lab, or one "
+                                      f"rack host), found {len(metals)}: {', '.join(metals) or 'none'}")
     t = table.build([loaded], by="target", alpha=alpha, baseline=metals[0])
     found = explain.explain(t, t.configs, rules if rules is not None else explain.load_rules())
     keep = [e for e in found.explanations if not is_aa_control(e.b) and e.b != metals[0]]
@@ -108,6 +109,8 @@ class Builder:
         self.guests, self.containers = variants.load_guests(self.guests_file), variants.load_containers(self.containers_file)
         self.own = {"guest": _own(self.guests_file), "container": _own(self.containers_file)}
         self.run_dir, self.metal = Path(run_dir), metal
+        # a rack host's targets carry its suffix (guest-hpet-clock-kvm01): the variant is what precedes it
+        self.suffix = host_suffix(metal) or ""
         self.derived, self.entries = {}, []
         self.originals = {"guests": {}, "containers": {}}
 
@@ -117,18 +120,24 @@ class Builder:
         entry = {"target": target, "rule": rule_id, "title": title, "fix": fix,
                  "rows": [list(r) for r in sorted({(f.name, f.unit) for f in rows})],
                  "kind": header.get("target-kind", ""), **extra}
-        reason = iv.get("not-testable") or _why_not(iv, target, header, self.guests, self.containers)
+        reason = iv.get("not-testable") or _why_not(iv, target, header, self.guests, self.containers, self.suffix)
         if reason and iv.get("otherwise") and not iv.get("not-testable"):
             reason = f"{reason}; {iv['otherwise']}"  # the rule's own word on this kind of target
-        name = f"{target}+{iv['name']}" if not reason else None
+        name = intervention_target(target, iv["name"], self.suffix) if not reason else None
         if not reason:
             item = self.derived.get(name) or {"target": name, "of": target, "kind": iv["kind"], "intervention": iv["name"],
                                               "target-kind": header.get("target-kind", ""), "rules": []}
             if iv["kind"] == "env":
                 item["env"], changes = iv["env"], _env_change(header, iv)
+                # the original is provisioned again from the plan's variants (verify.files): its own fields,
+                # not the defaults, or the guest it measures beside the fix would be another guest
+                for kind, variant in (("guest", guest_variant(target, self.suffix)),
+                                      ("container", container_variant(target, self.suffix))):
+                    if variant in self.own[kind]:
+                        self.originals[kind + "s"][variant] = self.own[kind][variant]
             else:
                 pool = self.guests if iv["kind"] == "guest" else self.containers
-                variant = (guest_variant if iv["kind"] == "guest" else container_variant)(target)
+                variant = (guest_variant if iv["kind"] == "guest" else container_variant)(target, self.suffix)
                 own = self.own[iv["kind"]].get(variant) or {}
                 fields, changes = _variant_change(iv["kind"], own, pool[variant], iv)
                 item["variant"] = f"{variant}+{iv['name']}"
@@ -163,15 +172,15 @@ def derive(run_dir, metal, explanations, guests_file=None, containers_file=None,
     return b.plan()
 
 
-def _why_not(iv, target, header, guests, containers):
+def _why_not(iv, target, header, guests, containers, suffix=""):
     kind = header.get("target-kind", "")
     if iv["kind"] == "guest":
-        v = guest_variant(target)
+        v = guest_variant(target, suffix)
         if kind not in (TCG_GUEST, KVM_GUEST) or v not in guests:
             return (f"the fix is a change of a guest's variant, and {target} is "
                     + (f"a {kind}" if kind not in (TCG_GUEST, KVM_GUEST) else "no variant of the guest variants file"))
     if iv["kind"] == "container":
-        v = container_variant(target)
+        v = container_variant(target, suffix)
         if kind != CONTAINER or v not in containers:
             return (f"the fix is a change of a container's variant, and {target} is "
                     + (f"a {kind}" if kind != CONTAINER else "no variant of the container variants file"))

@@ -25,7 +25,7 @@ from .. import stats, table
 from ..decide import verification
 from ..errors import InputError
 from ..results import inputs, jsonfile
-from ..results.targets import TCG_GUEST, container_variant, guest_variant
+from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
 from ..stats import utest
 from . import interventions
 
@@ -40,19 +40,19 @@ def files(plan, chosen, directory, rounds=5):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     originals = plan["original-variants"]
+    suffix = host_suffix(plan["reference"]) or ""  # a rack host's run: guest-hpet-clock-kvm01 is hpet-clock
     docs = {"guests": {}, "containers": {}}
     for item in chosen:
         if item["kind"] in ("guest", "container"):
             kind = "guests" if item["kind"] == "guest" else "containers"
-            base = (guest_variant if kind == "guests" else container_variant)(item["of"])
+            base = (guest_variant if kind == "guests" else container_variant)(item["of"], suffix)
             docs[kind][base] = originals[kind].get(base) or {}
             docs[kind][item["variant"]] = item["variant-fields"]
     of = sorted({item["of"] for item in chosen})
     for item in of:
-        if guest_variant(item) and guest_variant(item) not in docs["guests"]:
-            docs["guests"][guest_variant(item)] = originals["guests"].get(guest_variant(item)) or {}
-        if container_variant(item) and container_variant(item) not in docs["containers"]:
-            docs["containers"][container_variant(item)] = originals["containers"].get(container_variant(item)) or {}
+        for kind, variant in (("guests", guest_variant(item, suffix)), ("containers", container_variant(item, suffix))):
+            if variant and variant not in docs[kind]:
+                docs[kind][variant] = originals[kind].get(variant) or {}
     prov, skip = {}, []
     for kind, role_var in (("guests", "guests"), ("containers", "containers")):
         if not docs[kind]:

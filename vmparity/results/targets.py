@@ -43,14 +43,24 @@ def container_target(variant, suffix=""):
     return f"{CONTAINER_PREFIX}{variant}{suffix}"
 
 
-def guest_variant(target):
-    """The variant of a guest target named without a rack suffix, else None."""
-    return target[len(GUEST_PREFIX):] if target.startswith(GUEST_PREFIX) else None
+def guest_variant(target, suffix=""):
+    """The variant of a guest target, else None: guest-nosmt -> nosmt, and on a rack whose
+    host suffix is `suffix` guest-nosmt-kvm01 -> nosmt (the suffix is the host's, not the
+    variant's: a variant name may itself hold a dash)."""
+    name = without_suffix(target, suffix)
+    return name[len(GUEST_PREFIX):] if name.startswith(GUEST_PREFIX) else None
 
 
-def container_variant(target):
-    """The variant of a container target named without a rack suffix, else None."""
-    return target[len(CONTAINER_PREFIX):] if target.startswith(CONTAINER_PREFIX) else None
+def container_variant(target, suffix=""):
+    """The variant of a container target, else None: container-quota -> quota (container-quota-rack01
+    -> quota with suffix `-rack01`)."""
+    name = without_suffix(target, suffix)
+    return name[len(CONTAINER_PREFIX):] if name.startswith(CONTAINER_PREFIX) else None
+
+
+def without_suffix(target, suffix):
+    """The target's name without its host's rack suffix (unchanged when it does not carry it)."""
+    return target[:-len(suffix)] if suffix and target.endswith(suffix) else target
 
 
 def target_kind(runner):
@@ -120,6 +130,14 @@ INTERVENTION_SEP = "+"
 
 def is_intervention(target):
     return INTERVENTION_SEP in target
+
+
+def intervention_target(target, fix, suffix=""):
+    """The target of `target` with the fix `fix` applied: guest-hpet-clock+clocksource-tsc; on a
+    rack the host suffix stays last (guest-hpet-clock+clocksource-tsc-kvm01), as the roles name the
+    guest of the derived variant `hpet-clock+clocksource-tsc` there, so every rule that finds a
+    target's host by its suffix (metal_of) finds it for the intervention target too."""
+    return f"{without_suffix(target, suffix)}{INTERVENTION_SEP}{fix}{suffix}"
 
 
 # A/B in one run (`make lab-ab BASE=<ref>`): every target runs the suite built

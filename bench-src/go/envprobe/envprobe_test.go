@@ -14,7 +14,7 @@ import (
 
 // contractKeys is the list in docs/formats.md "envprobe keys", in order.
 var contractKeys = strings.Fields(`host kernel kernel-cmdline machine machine-evidence cpu cpu-vendor cpu-flags ht topoext hypervisor
-hypervisor-signature constant-tsc nonstop-tsc vmx svm kvm-clock-stable-bit threads-per-core cores-per-socket sockets
+hypervisor-signature constant-tsc nonstop-tsc vmx svm kvm-clock-stable-bit domain-cpu-mode threads-per-core cores-per-socket sockets
 cpus-online cpus-visible l1d-cache l2-cache l3-cache getconf-l1d-cache getconf-l2-cache
 getconf-l3-cache glibc glibc-diagnostics-source nt-threshold rep-movsb-threshold
 rep-stosb-threshold shared-cache-size glibc-tunables clocksource clocksources-available vdso pmu

@@ -81,6 +81,7 @@ func Probe() []Field {
 	}
 	add("hypervisor-signature", cpu.hvSignature)
 	add("kvm-clock-stable-bit", kvmClockStableBit(cpu.hvSignature))
+	add("domain-cpu-mode", domainCPUMode())
 
 	topo := probeTopology()
 	add("threads-per-core", topo.threadsPerCore)
