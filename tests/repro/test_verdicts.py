@@ -203,6 +203,23 @@ def test_snowflake_hpet_guest_fallback_hurts_the_per_call_clock_design():
     assert v.status == NOT_REPRODUCED and "stays in the vDSO" in v.reason
 
 
+def test_snowflake_on_an_emulated_target_is_decided_by_the_clocks_path_not_the_size_of_the_loss():
+    # the nested KVM host's hpet guest: twitter 1.49x worse off than on its host in one run, 1.5x and
+    # more in another; the clock left the vDSO in both (configuration), and the size is emulated timing
+    host = target("metal-kvm01", snow(250, 250), **{"clock-verdict-monotonic": "vdso"})
+    host.kind = "tcg-guest"
+    guest = target("guest-hpet-clock-kvm01", snow(250, 372.5), **{"clock-verdict-monotonic": "fallback"})
+    guest.kind = "kvm-guest"
+    v = judge_snowflake(SC["004"], guest, host)
+    assert v.status == REPRODUCED and "1.49x worse off" in v.here and "emulated timing" in v.reason, v
+    stays = target("guest-nosmt-kvm01", snow(250, 372.5), **{"clock-verdict-monotonic": "vdso"})
+    stays.kind = "kvm-guest"
+    assert judge_snowflake(SC["004"], stays, host).status == NOT_REPRODUCED
+    # on real hardware the size is the seed's claim: 1.49x is under its 1.5x bar
+    host.kind = "metal"
+    assert judge_snowflake(SC["004"], guest, host).status == NOT_REPRODUCED
+
+
 def test_snowflake_quota_container_scaling():
     rows = snowflake_rows({("ticker", 1): 250, ("ticker", 2): 400, ("twitter", 1): 250, ("twitter", 2): 600})
     metal = target("metal", snow(250, 250), **{"clock-verdict-monotonic": "vdso"})

@@ -1,11 +1,13 @@
 """Seed 004: an ID generator that reads the clock per ID collapses when
 clock_gettime leaves the vDSO; and in a container with a CPU quota below the
 visible CPUs, GOMAXPROCS=visible oversubscribes. Both are the kernel's and
-the scheduler's doing, so they are judged on TCG guests too."""
+the scheduler's doing, so they are judged on TCG guests too: there, and on a
+KVM guest of an emulated host, the clock's path decides seed 004's clock
+half, not the size of the loss, which is the emulator's."""
 
 from ...results.targets import CONTAINER
 from ..measure import contrast, fmt, median
-from .verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict, missing, straddles
+from .verdict import CANNOT_TELL, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict, emulated, missing, straddles
 
 BASE = "BenchmarkSnowflake"
 
@@ -47,6 +49,15 @@ def judge_snowflake(sc, t, metal):
     parts.append(f"on {metal.name} {ratio_metal:.2f}: the per-call-clock design is {worse_off:.2f}x worse off here")
     if clock_path != "fallback":
         return Verdict(sc["seed"], t.name, NOT_REPRODUCED, "; ".join(parts), "the clock stays in the vDSO here")
+    why = emulated(t, metal)
+    if why:
+        # the clock's path is configuration (the clocksource, the vDSO), which emulation does not falsify;
+        # how much more a system call costs than a vDSO read is the emulator's timing, so the size of the
+        # per-call design's loss decides nothing here (on the nested KVM host it landed at 1.49x and at
+        # 1.5x and more in two runs of the same guest: a bar that timing straddles would flip the verdict)
+        return Verdict(sc["seed"], t.name, REPRODUCED, "; ".join(parts),
+                       "clock_gettime is a system call here (decided from the clock's path); how much the "
+                       f"per-call-clock design loses is emulated timing ({why.split(':')[0]})", rests_on_timings=False)
     if worse_off >= expect["min-extra-slowdown"]:
         return Verdict(sc["seed"], t.name, REPRODUCED, "; ".join(parts),
                        "clock_gettime is a system call here and the per-call-clock design suffers most")
