@@ -25,3 +25,38 @@ def test_kvm_guests_of_an_emulated_host_are_named_and_their_timing_disowned(tmp_
 def test_a_real_kvm_host_or_a_tcg_guest_alone_gets_no_paragraph(tmp_path):
     assert emulated_host(_table(tmp_path, "metal", "kvm-guest")) == ""
     assert emulated_host(_table(tmp_path, "metal", "tcg-guest")) == ""
+
+
+# --- the explain rules: which side is emulated, said of the right side ------------------------------
+
+def _explained(tmp_path, metal_kind, guest_kind, guest_machine=None):
+    metal = dict(resultgen.METAL, target="metal-kvm01", machine="8c1eaf05f343081f", **{"target-kind": metal_kind})
+    guest = dict(resultgen.METAL, target="guest-nosmt-kvm01", machine=guest_machine or metal["machine"],
+                 **{"target-kind": guest_kind})
+
+    def slower(side, rng):
+        f = 3.0 if side else 1.0
+        return {"BenchmarkStorefwd/size=32/form=fresh": {"ns/entry": [3.8 * f * rng.gauss(1, 0.003) for _ in range(6)]}}
+    res = resultgen.explained_pair(tmp_path, metal, guest, slower, seed=4)
+    return {x.rule["id"]: x for x in res.explanations}
+
+
+def test_a_kvm_guest_of_an_emulated_host_is_the_nestings_not_tcg_emulation(tmp_path):
+    # the nested KVM host's run: its metal says tcg-guest, its guest kvm-guest, one machine
+    by = _explained(tmp_path, "tcg-guest", "kvm-guest")
+    assert "tcg-emulation" not in by  # the guest is not emulated by TCG: its host is
+    e = by["emulated-host"]
+    assert e.cause.startswith("metal-kvm01 is itself a TCG guest") and "guest-nosmt-kvm01 is a real KVM guest of it" in e.cause
+    assert "host with real vmx/svm" in e.rule["not-testable"]
+
+
+def test_a_tcg_guest_against_metal_or_a_kvm_guest_elsewhere_is_tcg_emulation_of_the_tcg_side(tmp_path):
+    (tmp_path / "a").mkdir()
+    by = _explained(tmp_path / "a", "metal", "tcg-guest")
+    assert "emulated-host" not in by and by["tcg-emulation"].cause.startswith("guest-nosmt-kvm01 is emulated")
+    # a TCG file first and a KVM guest of another machine second: not a nested host's guest
+    (tmp_path / "b").mkdir()
+    by = _explained(tmp_path / "b", "tcg-guest", "kvm-guest", guest_machine="0123456789abcdef")
+    assert "emulated-host" not in by and by["tcg-emulation"].cause.startswith("metal-kvm01 is emulated")
+    # the rule says why the nested host cannot test it either
+    assert "nested KVM host" in by["tcg-emulation"].rule["not-testable"]

@@ -23,7 +23,8 @@ from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
-              "pct-below", "job-stopped-pct"}
+              "pct-below", "job-stopped-pct",
+              "reference-value-in", "target-value-in", "equal"}
 
 
 @dataclass
@@ -140,13 +141,13 @@ def _check_condition(cond, arg):
             re.compile(arg)
         except re.error as e:
             return f"invalid regular expression {arg!r}: {e}"
-    elif cond in ("differs", "number-differs"):
+    elif cond in ("differs", "number-differs", "equal"):
         if not _is_text_list(arg):
             return "expected a list of header keys"
     elif cond == "prefix-differs":
         if not isinstance(arg, str):
             return "expected a header key prefix (text)"
-    elif cond in ("value-in", "param-in"):
+    elif cond in ("value-in", "param-in", "reference-value-in", "target-value-in"):
         if not (isinstance(arg, dict) and all(isinstance(k, str) and _is_text_list(v) for k, v in arg.items())):
             return "expected a mapping of a key to a list of values"
     elif cond in ("param-between", "param-above-key"):
@@ -201,6 +202,8 @@ def matches(alt, f, A, B):
             return False
         if cond == "differs" and not any(_differs(A, B, k) for k in arg):
             return False
+        if cond == "equal" and not all(A.get(k) is not None and A.get(k) == B.get(k) for k in arg):
+            return False
         if cond == "prefix-differs":
             keys = {k for k in list(A) + list(B) if k.startswith(arg)}
             if not any(_differs(A, B, k) for k in keys):
@@ -209,6 +212,11 @@ def matches(alt, f, A, B):
             for key, values in arg.items():
                 if not any(str(side.get(key, "")).startswith(tuple(values)) for side in (A, B)):
                     return False
+        if cond in ("reference-value-in", "target-value-in"):
+            # one side only: the reference (A: metal, or the first file) or the target compared with it (B)
+            side = A if cond == "reference-value-in" else B
+            if not all(str(side.get(key, "")).startswith(tuple(values)) for key, values in arg.items()):
+                return False
         if cond == "param-in":
             params = split_name(f.name)[1]
             if not all(params.get(k) in v for k, v in arg.items()):
