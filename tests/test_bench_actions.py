@@ -368,7 +368,7 @@ def test_lab_verify_writes_the_verify_runs_report_once():
     assert len(report) == 1 and report[0]["tags"] == ["report"]
     assert not [p for p in site if "report" in (p.get("tags") or []) and p is not report[0]]
     mk = (REPO / "mk" / "verify.mk").read_text()
-    assert "$(LAB_SITE) $$args --skip-tags report " in mk
+    assert "$(LAB_VERIFY_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml $$args --skip-tags report " in mk
     assert mk.count("report $$r > /dev/null &") == 1
 
 
