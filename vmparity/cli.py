@@ -107,7 +107,7 @@ def _parser():
                    "default: every speed unit); benchmarks are planted in all their speed units either way")
     s.add_argument("--format", default="text", choices=["text", "json"])
 
-    s = sub.add_parser("history", help="every benchmark row per target over the stored runs, with change points")
+    s = sub.add_parser("history", help="change points of every benchmark row per target over the stored runs, largest first")
     s.add_argument("--results-dir", default=argparse.SUPPRESS, help="as the global option (runs are read from DIR/runs)")
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as compare --filter")
     s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
@@ -115,6 +115,11 @@ def _parser():
     s.add_argument("--window", type=at_least(1), default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
     s.add_argument("--alpha", type=probability, default=0.05, help="family-wise level over every run tested (Bonferroni)")
     s.add_argument("--min-change", type=percent, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
+    s.add_argument("--top", type=at_least(1), default=40, metavar="N",
+                   help="list the N largest change points and the N largest excursions (default 40)")
+    s.add_argument("--all", action="store_true", help="list every change point and excursion")
+    s.add_argument("--tracks", action="store_true",
+                   help="print every run of every track with its change points instead (long: the whole history)")
 
     s = sub.add_parser("export", help="one run as Bencher Metric Format or github-action-benchmark JSON")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -260,7 +265,8 @@ def _dispatch(a, out, err):
         from .history.changepoints import Method
 
         return cmd.run(out, err, results_dir=a.results_dir, filter=a.filter, fmt=a.format, plot_dir=a.plot,
-                       method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change))
+                       method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change),
+                       top=None if a.all else a.top, tracks=a.tracks)
     if a.command == "export":
         return cmd.run(a.run, out, err, fmt=a.format, target=a.target, better=a.better, results_dir=a.results_dir)
     if a.command == "pr-comment" and a.ab:
