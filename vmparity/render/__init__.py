@@ -12,7 +12,7 @@ def __getattr__(name):
     if name == "FORMATS":
         from . import csvfmt, jsonfmt, markdown, text
 
-        formats = {"table": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
+        formats = {"text": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
         globals()["FORMATS"] = formats
         return formats
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
