@@ -23,14 +23,14 @@ def in_testdata(testdata, monkeypatch):
     monkeypatch.chdir(testdata)  # short, stable labels in the output
 
 
-@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json")])
+@pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json")])
 def test_compare_two_files_golden(cli, in_testdata, fmt, ext):
     r = cli("compare", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", fmt)
     assert r.code == 0, r.err
     golden.check(f"compare-metal-vs-nosmt.{ext}", r.out)
 
 
-@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md")])
+@pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("markdown", "md")])
 def test_compare_by_target_golden(cli, in_testdata, fmt, ext):
     r = cli("compare", "run-a", "--by", "target", "--format", fmt)
     assert r.code == 0, r.err
@@ -117,7 +117,7 @@ def test_two_files_without_an_aa_control_have_no_noise_fields(cli, in_testdata):
     assert all("within-noise" not in d and "mde-pct" not in d for r in data["rows"] for d in r["deltas"].values())
 
 
-@pytest.mark.parametrize("fmt", ["table", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, fmt):
     run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, count=10, noise=0.005, drift=0.08)
     t = table.build([inputs.load(run)], by="target")
@@ -176,3 +176,16 @@ def test_cells_read_as_benchstat_prints_them(cli, benchstat, testdata, monkeypat
     mine = cli("compare", *files).out
     assert cells(theirs) and cells(mine) == cells(theirs)
     assert "sec/op (lower is better)" in mine and "B/s (higher is better)" in mine
+
+
+def test_two_runs_say_their_headline_first_on_stdout(cli, tmp_path):
+    runs = ["--results-dir", tmp_path, "compare", EARLIER, RUN, "--filter", ".name:Clock"]  # no stored history
+    r = cli(*runs)
+    assert r.code == 0, r.err
+    assert r.out.startswith("Two runs, each target against itself with the host's drift taken out: ")
+    assert "drift taken out" not in r.err
+    md = cli(*runs, "--format", "markdown")
+    assert md.out.startswith("Two runs, each target") and "drift taken out" not in md.err
+    js = cli(*runs, "--format", "json")
+    json.loads(js.out)  # data only: the headline goes to stderr as a note
+    assert "vmparity: note: two runs, each target against itself" in js.err

@@ -47,7 +47,7 @@ def render(table, out, width=None):
     if width is not None and max(map(len, labels)) > LONG_LABEL:
         labels, legend = letters([terminal(c) for c in table.columns])
     for line in legend:
-        _say(out, line, width)
+        say(out, line, width)
     for (group, unit), rows in _sections(table):
         better = fmt.direction(rows[0].higher_better)
         shown_unit, factor = fmt.tidy_unit(unit)
@@ -57,14 +57,14 @@ def render(table, out, width=None):
         body += [_SEP.join(cells) for cells in geo]
         _table(out, title, labels, body, width)
     for w, (count, first) in table.warnings().items():
-        _say(out, terminal(f"warning: {w} ({count} row(s), e.g. {first})"), width)
-    _say(out, f"alpha={table.alpha:g}; ~ means p > alpha (no significant difference)", width)
+        say(out, terminal(f"warning: {w} ({count} row(s), e.g. {first})"), width)
+    say(out, f"alpha={table.alpha:g}; ~ means p > alpha (no significant difference)", width)
     if table.noise:
-        _say(out, fmt.MDE_NOTE, width)
+        say(out, fmt.MDE_NOTE, width)
     if fmt.any_at_equal_clock(table.rows):
-        _say(out, fmt.EQUAL_CLOCK_NOTE, width)
+        say(out, fmt.EQUAL_CLOCK_NOTE, width)
     if fmt.any_at_equal_bandwidth(table.rows):
-        _say(out, fmt.EQUAL_BANDWIDTH_NOTE, width)
+        say(out, fmt.EQUAL_BANDWIDTH_NOTE, width)
 
 
 def short_labels(labels):
@@ -99,7 +99,7 @@ def letters(labels):
     return short, [f"{s}: {label}" for s, label in zip(short, labels)]
 
 
-def _say(out, text, width):
+def say(out, text, width):
     """A line of prose, wrapped at the width (never a table cell)."""
     if width is None or len(text) <= width:
         out.write(text + "\n")
@@ -184,7 +184,7 @@ def _write(out, title, head, body, widths, columns, room, width):
     def line(cells):
         return _GAP.join(cells[i].ljust(widths[i]) if i in ps else cells[i].rjust(widths[i]) for i in at)
 
-    _say(out, title, width)
+    say(out, title, width)
     for cells in itertools.chain([head], (row.split(_SEP) for row in body)):
         name = cells[0]
         if len(name) > name_w:
