@@ -103,6 +103,8 @@ def test_results_dir_before_or_after_the_command(cli, results, tmp_path, command
     assert before.code == after.code == 0 and before.out == after.out, (before, after)
     for name in ("ingest", "power"):
         assert option(subcommands()[name], "--results-dir") is not None
+    (lab,) = [a for a in subcommands()["lab"]._actions if isinstance(a, argparse._SubParsersAction)]
+    assert option(lab.choices["verify"], "--results-dir") is not None
 
 
 def test_benchstat_single_dash_spellings_are_the_double_dash_options(cli, run):

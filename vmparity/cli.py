@@ -250,6 +250,7 @@ def _parser():
     m.add_argument("--measured", metavar="VERIFY_RUN",
                    help="the verify run that measured the plan: store a verdict per explanation and print them")
     m.add_argument("--seconds", type=at_least(0), help="how long the verify run took (stored with the verdicts)")
+    _results_dir_option(m)
 
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
                        usage="%(prog)s [options] BASE HEAD | --ab RUN")
