@@ -71,8 +71,8 @@ def _parser():
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("ingest", help="validate result files and store them as results/runs/<run-id>/")
-    s.add_argument("files", nargs="+", metavar="FILE")
-    s.add_argument("--run-id", required=True)
+    s.add_argument("files", nargs="+", metavar="FILE", help="result files, one per target (benchrun's <target>.txt)")
+    s.add_argument("--run-id", required=True, help="the run's id, its directory name under runs/ (e.g. 2026-11-28T08-43-58Z-lab-quick)")
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
     s.add_argument("--base-manifest", metavar="MANIFEST.sha256",
@@ -82,7 +82,7 @@ def _parser():
     _results_dir_option(s)
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("files", nargs="+", metavar="FILE", help="result files to check")
     s.add_argument("--program-output", action="store_true",
                    help="each FILE is one benchmark program's own output, before benchrun adds the fingerprint: "
                         "every rule but the fingerprint keys")
@@ -104,8 +104,8 @@ def _parser():
     _results_dir_option(s)
 
     s = sub.add_parser("explain", help="name the likely cause and fix of every significant difference")
-    s.add_argument("base", metavar="A")
-    s.add_argument("head", metavar="B")
+    s.add_argument("base", metavar="A", help="the reference: a result file, run directory or run-id")
+    s.add_argument("head", metavar="B", help="what is explained against A: a result file, run directory or run-id")
     s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
     _format_option(s, ["text", "markdown", "json"])
     s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/decide/rules.yaml)")
@@ -254,8 +254,8 @@ def _parser():
 
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
                        usage="%(prog)s [options] BASE HEAD | --ab RUN")
-    s.add_argument("base", metavar="BASE", nargs="?")
-    s.add_argument("head", metavar="HEAD", nargs="?")
+    s.add_argument("base", metavar="BASE", nargs="?", help="the base branch's run (directory or run-id)")
+    s.add_argument("head", metavar="HEAD", nargs="?", help="the pull request's run (directory or run-id)")
     s.add_argument("--ab", metavar="RUN", help="an A/B run of `make lab-ab`: HEAD against BASE per target in that "
                    "one run (instead of BASE HEAD, two runs)")
     s.set_defaults(operands_check=_pr_comment_operands(s))
