@@ -125,3 +125,8 @@ def test_a_benchstat_option_vmparity_lacks_is_refused_with_the_hint(cli, run, sp
 def test_compare_still_takes_the_old_name_of_text(cli, run):
     a, b = run / "metal.txt", run / "guest-nosmt.txt"
     assert cli("compare", a, b, "--format", "table").out == cli("compare", a, b).out
+
+
+def test_an_option_value_that_starts_with_a_dash_is_left_as_it_is(cli, run):
+    r = cli("compare", run / "metal.txt", run / "guest-nosmt.txt", "--filter", "-name", "-format", "csv")
+    assert r.code == 2 and "--filter" in r.err and "two dashes" not in r.err  # the filter's own error

@@ -316,13 +316,13 @@ def _dispatch(a, out, err):
 
 
 def _long_options(parser):
-    """Every --option of parser and of its subcommands, at any depth."""
-    names = set()
+    """{--option: whether it takes a value} of parser and of its subcommands, at any depth."""
+    names = {}
     for action in parser._actions:
-        names.update(o for o in action.option_strings if o.startswith("--"))
+        names.update((o, action.nargs != 0) for o in action.option_strings if o.startswith("--"))
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                names |= _long_options(sub)
+                names.update(_long_options(sub))
     return names
 
 
@@ -331,13 +331,16 @@ _SINGLE_DASH = re.compile(r"-([A-Za-z][A-Za-z0-9-]+)(=.*)?\Z", re.S)
 
 def _double_dashed(argv, parser):
     """benchstat's spellings: `-alpha 0.01` or `-format=csv` is --alpha or --format where vmparity has that
-    option; any other single-dash word is refused with the hint that options take two dashes."""
+    option; any other single-dash word is refused with the hint that options take two dashes. The value of
+    an option (`--filter -x`) is left as it is."""
     known, out = _long_options(parser), []
     for i, arg in enumerate(argv):
         if arg == "--":
             return out + list(argv[i:])
         m = _SINGLE_DASH.match(arg)
-        if m and f"--{m[1]}" in known:
+        if out and known.get(out[-1]):  # the value of the option before it
+            pass
+        elif m and f"--{m[1]}" in known:
             arg = f"-{arg}"
         elif m:
             raise _UsageError(f"vmparity: unknown option {arg!r}: vmparity spells options with two dashes "
