@@ -117,3 +117,20 @@ def test_rows_are_the_row_template_of_each_run():
     want = [render.TEXT_ROW % r for r in zip(*cols)]
     assert columns.rows(render.TEXT_ROW, cols, 0, 3) == "\n".join(want)
     assert columns.rows(render.TEXT_ROW, cols, 1, 2) == want[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("higher_better", [False, True, None])
+def test_run_levels_of_runs_with_different_counts_are_each_runs_own_quantile(seed, higher_better):
+    rng = np.random.default_rng(seed)
+    n = rng.choice([0, 3, 5, 6, 10], size=30)
+    values = rng.lognormal(3, 0.2, size=int(n.sum()))
+    values[rng.random(len(values)) < 0.02] = np.nan  # a sample that is not a number makes its run's level nan
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    nan = np.full(len(n), np.nan)
+    t = tracks.Track("h", "metal", "BenchmarkX", "ns/op", higher_better, tuple(map(str, range(len(n)))), n, nan, nan,
+                     nan, values, starts)
+    q = levels.FAST_QUANTILE[higher_better]
+    with np.errstate(all="ignore"):
+        want = [np.quantile(t.samples(i), q) if n[i] else np.nan for i in range(len(n))]
+    np.testing.assert_allclose(levels.run_levels(t), want, rtol=1e-12, equal_nan=True)
