@@ -174,3 +174,15 @@ def test_a_run_too_small_for_an_interval_says_so(tmp_path, cli):
     for fmt in ("text", "markdown"):
         out = cli("--results-dir", tmp_path, "history", "--tracks", "--format", fmt).out
         assert "∞" not in out and out.count("n too small") == 4, fmt
+
+
+def test_the_default_view_wraps_at_the_width_and_never_breaks_a_run_id(tmp_path, cli, monkeypatch):
+    plan = quiet(hg.Plan(runs=40, targets=["metal"], rows=2, seed=5))
+    plan.shifts = [hg.Shift("metal", 0, 20, 1.5)]
+    hg.write(plan, tmp_path / "runs")
+    wide = cli("--results-dir", tmp_path, "history").out
+    monkeypatch.setenv("COLUMNS", "80")
+    r = cli("--results-dir", tmp_path, "history")
+    assert max(map(len, r.out.splitlines())) <= 80
+    assert plan.run_id(20) in r.out and plan.run_id(19) in r.out
+    assert r.out.split() == wide.split()  # the same words, only the line breaks differ

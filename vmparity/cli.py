@@ -147,8 +147,8 @@ def _parser():
     s.add_argument("--window", type=at_least(1), default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
     s.add_argument("--alpha", type=probability, default=0.05, help="family-wise significance level over every run tested, Bonferroni-corrected (default 0.05)")
     s.add_argument("--min-change", type=percent, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
-    s.add_argument("--top", type=at_least(1), default=40, metavar="N",
-                   help="list the N largest change points and the N largest excursions (default 40)")
+    s.add_argument("--top", type=at_least(1), default=30, metavar="N",
+                   help="list the N largest change points and the N largest excursions (default 30)")
     s.add_argument("--all", action="store_true", help="list every change point and excursion")
     s.add_argument("--tracks", action="store_true",
                    help="print every run of every track with its change points instead (long: the whole history)")

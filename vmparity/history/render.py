@@ -2,10 +2,12 @@
 
 import json
 import math
+import textwrap
 
 import numpy as np
 
 from ..render.escape import md_code, md_text, terminal
+from ..render.text import output_width
 from ..results import provenance
 from . import excursions
 from .columns import TOO_FEW, RunColumns, floats, intervals, nums, rows
@@ -82,32 +84,46 @@ def _track_title(t):
 
 def text(history, cps, method, tests, out, top=None, tracks=False):
     """The summary first; then the change points and excursions, largest first (at most `top` of each;
-    None: all), or with tracks=True every run of every track; the method last."""
+    None: all), or with tracks=True every run of every track; the method last. Its sentences wrap at the
+    width of $COLUMNS or the terminal (a run-id never breaks)."""
     by_track, away = _by_track(cps), _excursions_by_track(cps)
     prov = history.provenance
-    out.write(summary(history, cps, method, away) + ".\n\n")
+    width = output_width(out)
+
+    def say(line, indent=""):
+        if width is None or len(line) <= width:
+            out.write(line + "\n")
+        else:
+            out.write("\n".join(textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_long_words=False,
+                                               break_on_hyphens=False)) + "\n")
+
+    say(summary(history, cps, method, away) + ".")
+    out.write("\n")
     if tracks:
         _text_tracks(history, by_track, away, prov, out)
     else:
         shown, more = largest(cps, lambda cp: cp.pct, top)
         if shown:
-            out.write(f"Change points, largest first ({len(shown)} of {len(cps)}; --tracks prints every run of every "
-                      f"track):\n")
+            say(f"Change points, largest first ({len(shown)} of {len(cps)}; --tracks prints every run of every "
+                f"track):")
         for cp in shown:
-            out.write(f"  {_track_title(cp.track)}\n" + terminal("    change: " + change_sentence(cp, prov)) + "\n")
+            say(f"  {_track_title(cp.track)}", "  ")
+            say(terminal("    change: " + change_sentence(cp, prov)), "    ")
         if more:
-            out.write(f"  {_left_out(more, 'change point(s)')}\n")
+            say(f"  {_left_out(more, 'change point(s)')}", "  ")
         trips = [ex for exs in away.values() for ex in exs]
         shown, more = largest(trips, lambda ex: ex.away.pct, top)
         if shown:
-            out.write(f"\nExcursions, largest first ({len(shown)} of {len(trips)}):\n")
+            out.write("\n")
+            say(f"Excursions, largest first ({len(shown)} of {len(trips)}):")
         for ex in shown:
-            out.write(f"  {_track_title(ex.track)}\n" + terminal("    excursion: " + excursions.sentence(ex, prov)) + "\n")
+            say(f"  {_track_title(ex.track)}", "  ")
+            say(terminal("    excursion: " + excursions.sentence(ex, prov)), "    ")
         if more:
-            out.write(f"  {_left_out(more, 'excursion(s)')}\n")
+            say(f"  {_left_out(more, 'excursion(s)')}", "  ")
         if cps:
             out.write("\n")
-    out.write(f"Change points: {method.describe(tests)}.\n")
+    say(f"Change points: {method.describe(tests)}.")
 
 
 def _text_tracks(history, by_track, away, prov, out):
