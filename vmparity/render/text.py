@@ -178,7 +178,7 @@ def _write(out, title, head, body, widths, columns, room, width):
     """The rows with `room` columns for the name: a longer name goes on its own line(s)
     above its cells."""
     at = _positions(columns)
-    ps = {i for i in at if head[i] == "p"}
+    ps = set(at[3::3])  # the p columns, left-aligned (a label may read "p" too)
     name_w = min(widths[0], room)
 
     def line(cells):
