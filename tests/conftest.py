@@ -37,8 +37,11 @@ class Result:
 
 
 @pytest.fixture
-def cli():
-    """Run `vmparity ARGS…` in-process; returns code, stdout and stderr text."""
+def cli(monkeypatch):
+    """Run `vmparity ARGS…` in-process; returns code, stdout and stderr text. The tables
+    get their natural width (no $COLUMNS of the terminal pytest runs in); a test sets
+    COLUMNS itself to see them fitted."""
+    monkeypatch.delenv("COLUMNS", raising=False)
 
     def run(*argv):
         out, err = io.StringIO(), io.StringIO()

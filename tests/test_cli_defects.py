@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "results" / "runs" / "2026-11-24T08-46-26Z-repro-quick-a"
 
 
-@pytest.mark.parametrize("argv", [["-V"], ["compare", "--format", "text", "a", "b"]])
+@pytest.mark.parametrize("argv", [["-V"], ["compare", "--format", "yaml", "a", "b"]])
 def test_usage_errors_print_line_breaks_not_escapes(cli, argv):
     r = cli(*argv)
     assert r.code == 2
@@ -37,7 +37,7 @@ def test_a_closed_output_is_not_a_regression_in_process(testdata):
     assert code == CLOSED_PIPE != 1
 
 
-@pytest.mark.parametrize("fmt", ["table", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_compare_into_head_exits_141_quietly(fmt):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cmd = f"{sys.executable} -m vmparity compare {RUN} {RUN.with_name(RUN.name[:-1] + 'b')} --format {fmt} | head -1"

@@ -4,6 +4,9 @@ import csv
 import io
 import json
 import math
+import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -20,14 +23,14 @@ def in_testdata(testdata, monkeypatch):
     monkeypatch.chdir(testdata)  # short, stable labels in the output
 
 
-@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json")])
+@pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json")])
 def test_compare_two_files_golden(cli, in_testdata, fmt, ext):
     r = cli("compare", "run-a/metal.txt", "run-a/guest-nosmt.txt", "--format", fmt)
     assert r.code == 0, r.err
     golden.check(f"compare-metal-vs-nosmt.{ext}", r.out)
 
 
-@pytest.mark.parametrize("fmt,ext", [("table", "txt"), ("markdown", "md")])
+@pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("markdown", "md")])
 def test_compare_by_target_golden(cli, in_testdata, fmt, ext):
     r = cli("compare", "run-a", "--by", "target", "--format", fmt)
     assert r.code == 0, r.err
@@ -114,7 +117,7 @@ def test_two_files_without_an_aa_control_have_no_noise_fields(cli, in_testdata):
     assert all("within-noise" not in d and "mde-pct" not in d for r in data["rows"] for d in r["deltas"].values())
 
 
-@pytest.mark.parametrize("fmt", ["table", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, fmt):
     run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, rounds_record=True, count=10, noise=0.005, drift=0.08)
     t = table.build([inputs.load(run)], by="target")
@@ -127,3 +130,62 @@ def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, 
     plain = cli("compare", tmp_path / "r-lab-quick" / "metal.txt", tmp_path / "r-lab-quick" / "container-nolimit.txt",
                 "--format", fmt).out
     assert "(±" not in plain and "minimum detectable effect" not in plain
+
+
+RUN = Path(__file__).resolve().parent.parent / "results" / "runs" / "2026-11-28T08-43-58Z-lab-quick"
+EARLIER = RUN.with_name("2026-11-28T05-52-05Z-lab-quick")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("operands", [("metal.txt", "container-nolimit.txt"), ("--by", "target"), ("two runs",)],
+                         ids=["two-files", "by-target", "two-runs"])
+def test_the_table_fits_the_width_and_cuts_no_cell(cli, monkeypatch, tmp_path, columns, operands):
+    args = (["--results-dir", tmp_path, "compare", EARLIER, RUN] if operands == ("two runs",)  # no history to read
+            else ["compare", RUN, *operands] if operands[0] == "--by" else ["compare", *(RUN / o for o in operands)])
+    wide = cli(*args)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    r = cli(*args)
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert max(map(len, lines)) <= columns, max(lines, key=len)
+    assert "…" not in r.out and "…" not in wide.out
+    # every cell of the unlimited table is still there, n included (a chunked table repeats the baseline)
+    cell = r"\S+ ± \S+|p=\S+ n=\S+"
+    assert set(re.findall(cell, r.out)) == set(re.findall(cell, wide.out))
+    assert len(re.findall(r"p=\S+ n=\d+", r.out)) == len(re.findall(r"p=\S+ n=\d+", wide.out))
+    assert not any(ln.startswith("Benchmark") for ln in lines)
+    if operands[0] == "metal.txt":
+        rows = json.loads(cli(*args, "--format", "json").out)["rows"]
+        assert len(re.findall(r"p=\S+ n=\d+", r.out)) == len(rows)
+
+
+def test_cells_read_as_benchstat_prints_them(cli, benchstat, testdata, monkeypatch):
+    """Names without `Benchmark`, sec/op scaled to n/µ/m, B/s in Gi, one scale per row, as benchstat's text."""
+    monkeypatch.chdir(testdata)
+    files = ["run-a/metal.txt", "run-a/guest-nosmt.txt"]
+    theirs = subprocess.run([benchstat, "-table", "", *files], capture_output=True, text=True, check=True).stdout
+
+    def cells(text):
+        out = set()
+        for line in text.splitlines():
+            found = re.findall(r"(\S+) ±\s*(\S+)", line)
+            if found and not line.startswith(" "):
+                out.add((line.split()[0], tuple(found)))
+        return out
+
+    mine = cli("compare", *files).out
+    assert cells(theirs) and cells(mine) == cells(theirs)
+    assert "sec/op (lower is better)" in mine and "B/s (higher is better)" in mine
+
+
+def test_two_runs_say_their_headline_first_on_stdout(cli, tmp_path):
+    runs = ["--results-dir", tmp_path, "compare", EARLIER, RUN, "--filter", ".name:Clock"]  # no stored history
+    r = cli(*runs)
+    assert r.code == 0, r.err
+    assert r.out.startswith("Two runs, each target against itself with the host's drift taken out: ")
+    assert "drift taken out" not in r.err
+    md = cli(*runs, "--format", "markdown")
+    assert md.out.startswith("Two runs, each target") and "drift taken out" not in md.err
+    js = cli(*runs, "--format", "json")
+    json.loads(js.out)  # data only: the headline goes to stderr as a note
+    assert "vmparity: note: two runs, each target against itself" in js.err

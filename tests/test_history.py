@@ -64,7 +64,7 @@ def test_a_fingerprint_change_starts_a_new_series_and_is_named_at_the_change(tmp
     _, cps, _ = found(tmp_path / "runs")
     assert [(c.track.name, c.at, c.changed) for c in cps] == [
         (plan.name(0), 12, {"clocksource": ("tsc", "hpet"), "vdso": ("yes", "no")})]
-    r = cli("--results-dir", tmp_path, "history")
+    r = cli("--results-dir", tmp_path, "history", "--tracks")
     assert r.code == 0, r.err
     assert f"-- new series from run {plan.run_id(12)}: clocksource tsc → hpet, vdso yes → no" in r.out
     assert "the fingerprint changed clocksource, vdso at the same run" in r.out
@@ -89,7 +89,7 @@ def test_filter_and_json_and_markdown(tmp_path, cli):
     assert [x["run_id"] for x in runs] == [plan.run_id(i) for i in range(4)]
     assert runs[0]["commit"] == plan.commit(0) and runs[0]["branch"] == "main" and runs[0]["dirty"] == "no"
     assert runs[0]["lo"] is None and runs[0]["n"] == 5  # 5 samples bound no 95 % interval below
-    r = cli("history", "--results-dir", tmp_path, "--filter", ".name:Synth", "--format", "markdown")
+    r = cli("history", "--results-dir", tmp_path, "--filter", ".name:Synth", "--format", "markdown", "--tracks")
     assert r.code == 0 and r.out.count("| run | commit |") == 6
 
 
@@ -97,7 +97,7 @@ def test_markdown_escapes_header_values(tmp_path, cli):
     plan = quiet(hg.Plan(runs=2, targets=["metal"], rows=1))
     plan.fingerprint_changes = {0: {"branch": "feat|`x`"}}
     hg.write(plan, tmp_path / "runs")
-    r = cli("history", "--results-dir", tmp_path, "--format", "markdown")
+    r = cli("history", "--results-dir", tmp_path, "--format", "markdown", "--tracks")
     assert "`` feat\\|`x` ``" in r.out and "feat|`" not in r.out  # render.escape.md_code, as every writer
 
 
@@ -134,3 +134,55 @@ def test_an_unreadable_run_is_skipped_with_a_warning(tmp_path, cli):
     r = cli("history", "--results-dir", tmp_path, "--format", "json")
     assert r.code == 0 and "skipped run 2026-01-01T00-00-00Z-00001" in r.err and "metal.txt:1" in r.err
     assert len(json.loads(r.out)["tracks"][0]["series"][0]["runs"]) == 2
+
+
+def test_the_summary_comes_first_and_the_change_points_are_bounded(tmp_path, cli):
+    plan = quiet(hg.Plan(runs=40, targets=["metal", "guest-nosmt"], rows=4, seed=5))
+    plan.shifts = [hg.Shift("metal", 0, 20, 1.5), hg.Shift("metal", 1, 20, 1.3), hg.Shift("guest-nosmt", 2, 25, 0.8)]
+    hg.write(plan, tmp_path / "runs")
+    r = cli("--results-dir", tmp_path, "history")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "8 track(s), 3 change point(s) of at least 5 % (2 worse, 1 better)."
+    assert lines[-1].startswith("Change points: candidates") and lines[-1].endswith("size at least 5 %.")
+    changes = [ln for ln in lines if ln.startswith("    change: ")]
+    assert [round(float(c.split()[1]) / 10) for c in changes] == [5, 3, -2]  # largest first
+    assert "| run | commit |" not in r.out and plan.run_id(3) not in r.out  # no track's runs by default
+    top = cli("--results-dir", tmp_path, "history", "--top", "1").out
+    assert top.count("    change: ") == 1 and "2 more change point(s) not shown: --top N shows more, --all" in top
+    assert cli("--results-dir", tmp_path, "history", "--top", "1", "--all").out.count("    change: ") == 3
+    every = cli("--results-dir", tmp_path, "history", "--tracks").out
+    assert every.splitlines()[0] == lines[0] and every.count(plan.run_id(3)) == 8
+    md = cli("--results-dir", tmp_path, "history", "--format", "markdown", "--top", "2").out
+    assert md.startswith("# History\n\n8 track(s), 3 change point(s)") and "1 more change point(s) not shown" in md
+
+
+def test_no_change_point_below_the_floor_and_no_minus_zero(cli, tmp_path):
+    import changegen as cg
+    from vmparity.history import render
+
+    for seed in range(4):
+        h = cg.history(seed, rows=30, runs=60, kinds=("multi", "single"), cv=(0.01, 0.08))
+        for floor in (5.0, 10.0):
+            cps, _ = changepoints.detect(h.tracks, changepoints.Method(min_change=floor))
+            assert all(c.pct is None or abs(c.pct) >= floor for c in cps), (seed, floor)
+    assert render.pct(-0.04) == render.pct(0.04) == "0.0 %" and render.pct(-5.06) == "-5.1 %"
+
+
+def test_a_run_too_small_for_an_interval_says_so(tmp_path, cli):
+    hg.write(quiet(hg.Plan(runs=4, targets=["metal"], rows=1)), tmp_path / "runs")  # 5 samples a run
+    for fmt in ("text", "markdown"):
+        out = cli("--results-dir", tmp_path, "history", "--tracks", "--format", fmt).out
+        assert "∞" not in out and out.count("n too small") == 4, fmt
+
+
+def test_the_default_view_wraps_at_the_width_and_never_breaks_a_run_id(tmp_path, cli, monkeypatch):
+    plan = quiet(hg.Plan(runs=40, targets=["metal"], rows=2, seed=5))
+    plan.shifts = [hg.Shift("metal", 0, 20, 1.5)]
+    hg.write(plan, tmp_path / "runs")
+    wide = cli("--results-dir", tmp_path, "history").out
+    monkeypatch.setenv("COLUMNS", "80")
+    r = cli("--results-dir", tmp_path, "history")
+    assert max(map(len, r.out.splitlines())) <= 80
+    assert plan.run_id(20) in r.out and plan.run_id(19) in r.out
+    assert r.out.split() == wide.split()  # the same words, only the line breaks differ

@@ -1,6 +1,6 @@
 """The history's fast paths give what the plain computations give: an index kept up to date run by run
 holds what one built at once holds, the screen of many tracks at once picks what one window at a time
-picks, and the columns formatted a track at a time read as render.num() and bound() write them."""
+picks, and the columns formatted a track at a time read as render.num() and interval() write them."""
 
 import math
 import os
@@ -99,16 +99,17 @@ VALUES = [0.0, -0.0, 1.0, -2.5, 10.125, 99995.0, 9.9995, 1e-5, 0.00012345, 12345
           math.inf, -math.inf, 7.0 / 3]
 
 
-def test_columns_read_as_num_and_bound_write_them():
+def test_columns_read_as_num_and_interval_write_them():
     values = np.array(VALUES)
     assert columns.nums(values) == [render.num(v) for v in VALUES]
-    assert columns.nums(values, "-∞") == [render.bound(v, "-∞") for v in VALUES]
+    assert columns.nums(values, "-") == ["-" if math.isnan(v) else render.num(v) for v in VALUES]
     finite = values[np.isfinite(values)]
     nan = np.full(len(finite), np.nan)
     for lo, hi in ((nan, finite), (finite, finite), (finite, nan), (values, values[::-1])):
-        want = [f"[{render.bound(a, '-∞')}, {render.bound(b, '∞')}]" for a, b in zip(lo, hi)]
+        want = [render.interval(a, b) for a, b in zip(lo, hi)]
         assert columns.intervals(lo, hi) == want
     assert columns.floats(values) == [None if math.isnan(v) else v for v in VALUES]
+    assert "∞" not in "".join(columns.intervals(nan, finite)) and columns.intervals(nan, finite)[0] == "n too small"
 
 
 def test_rows_are_the_row_template_of_each_run():
@@ -116,3 +117,20 @@ def test_rows_are_the_row_template_of_each_run():
     want = [render.TEXT_ROW % r for r in zip(*cols)]
     assert columns.rows(render.TEXT_ROW, cols, 0, 3) == "\n".join(want)
     assert columns.rows(render.TEXT_ROW, cols, 1, 2) == want[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("higher_better", [False, True, None])
+def test_run_levels_of_runs_with_different_counts_are_each_runs_own_quantile(seed, higher_better):
+    rng = np.random.default_rng(seed)
+    n = rng.choice([0, 3, 5, 6, 10], size=30)
+    values = rng.lognormal(3, 0.2, size=int(n.sum()))
+    values[rng.random(len(values)) < 0.02] = np.nan  # a sample that is not a number makes its run's level nan
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    nan = np.full(len(n), np.nan)
+    t = tracks.Track("h", "metal", "BenchmarkX", "ns/op", higher_better, tuple(map(str, range(len(n)))), n, nan, nan,
+                     nan, values, starts)
+    q = levels.FAST_QUANTILE[higher_better]
+    with np.errstate(all="ignore"):
+        want = [np.quantile(t.samples(i), q) if n[i] else np.nan for i in range(len(n))]
+    np.testing.assert_allclose(levels.run_levels(t), want, rtol=1e-12, equal_nan=True)

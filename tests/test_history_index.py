@@ -93,7 +93,7 @@ def test_provenance_keys_default_to_unknown_and_ingest_keeps_them(tmp_path, cli)
     assert r.code == 0, r.err
     assert "commit: 0123456789abcdef0123456789abcdef01234567\nbranch: main\ndirty: yes\n" in \
         (results / "runs" / "r2" / "metal.txt").read_text()
-    out = cli("--results-dir", results, "history").out
+    out = cli("--results-dir", results, "history", "--tracks").out
     assert "r1                                 unknown            unknown" in out
     assert "r2                                 0123456789ab+dirty main" in out
 

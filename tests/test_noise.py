@@ -141,3 +141,18 @@ def test_explain_lists_within_noise_rows_not_as_unexplained(tmp_path, cli):
     r = cli("noise", tmp_path / "run")
     assert r.code == 0 and r.out.startswith("A/A noise (metal-aa vs metal):")
     assert "container-nolimit (container) vs metal:" in r.out
+
+
+def test_noise_speaks_the_format_vocabulary(tmp_path, cli):
+    import json
+
+    _run(tmp_path, drift=0.3, seed=2, noise_sd=0.05)
+    text = cli("noise", tmp_path / "run").out.splitlines()
+    md = cli("noise", tmp_path / "run", "--format", "markdown")
+    assert md.code == 0 and md.out.startswith("- A/A noise (metal-aa vs metal):")
+    assert len(md.out.splitlines()) == len(text)
+    doc = json.loads(cli("noise", tmp_path / "run", "--format", "json").out)
+    assert doc["lines"] == text and doc["aa"][0]["aa"] == "metal-aa" and doc["baseline"] == "metal"
+    row = next(t for t in doc["targets"] if t["target"] == "container-nolimit")
+    assert f"container-nolimit (container) vs metal: {row['beyond']} of {row['rows']} rows" in "\n".join(text)
+    assert cli("noise", tmp_path / "run", "--format", "csv").code == 2  # no table to write as CSV

@@ -25,7 +25,7 @@ def hostile_history(tmp_path):
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_history_escapes_names_as_compare_does(hostile_history, cli, fmt):
     """Defect 1: `vmparity history` printed an OSC 8 hyperlink and a U+202E live."""
-    r = cli("history", "--results-dir", hostile_history, "--format", fmt)
+    r = cli("history", "--results-dir", hostile_history, "--format", fmt, "--tracks")
     assert r.code == 0, r.err
     assert "\x1b" not in r.out and "\x07" not in r.out and "\u202e" not in r.out
     assert "\\x1b]8;;http://evil.example\\x07click" in r.out and "\\u202e" in r.out

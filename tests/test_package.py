@@ -44,6 +44,6 @@ def test_runtime_dependencies_are_declared():
     names = {d.split(">")[0].split("<")[0].split("=")[0].lower() for d in deps["dependencies"]}
     # jsonschema: `noise` and `report` read a run's verify plan beside the variant files' schemas, so an
     # analyst's `pip install vmparity` without the lab extra must bring it (it did not: ModuleNotFoundError)
-    assert names == {"numpy", "rich", "pyyaml", "jinja2", "jsonschema", "referencing"}
+    assert names == {"numpy", "pyyaml", "jinja2", "jsonschema", "referencing"}
     assert any(d.startswith("scipy") for d in deps["optional-dependencies"]["test"])
     assert {"report", "lab", "test"} <= set(deps["optional-dependencies"])

@@ -11,6 +11,7 @@ taken for a regression and nothing was decided.
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from . import __version__
@@ -40,24 +41,48 @@ class _Parser(argparse.ArgumentParser):
         super()._print_message(message, _Parser.out if file in (None, sys.stdout) else file)
 
 
+ALPHA_HELP = "significance level of the Mann-Whitney U test, as benchstat's -alpha (default 0.05)"
+FORMATS_HELP = {"text": "text (a terminal table)", "markdown": "markdown (GitHub-flavoured)", "csv": "csv (one line per cell)",
+                "json": "json (every number)"}
+
+
+def _format_option(s, choices, help_more=""):
+    """--format with the one vocabulary of every command: text, markdown, csv, json (those that apply)."""
+    s.add_argument("--format", default="text", choices=choices, type=_old_format_names,
+                   help="output format: " + ", ".join(FORMATS_HELP[c] for c in choices) + " (default text)" + help_more)
+
+
+def _old_format_names(value):
+    return "text" if value == "table" else value  # compare's name for text before the vocabulary was one
+
+
+def _results_dir_option(s):
+    """--results-dir after the command too (`vmparity compare --results-dir DIR …`), as before it."""
+    s.add_argument("--results-dir", default=argparse.SUPPRESS, type=results_dir, metavar="DIR",
+                   help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR); "
+                        "also accepted before the command")
+
+
 def _parser():
     p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    p.add_argument("--results-dir", default=None, type=results_dir, help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR)")
+    p.add_argument("--results-dir", default=None, type=results_dir, metavar="DIR",
+                   help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR); also accepted after the command")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("ingest", help="validate result files and store them as results/runs/<run-id>/")
-    s.add_argument("files", nargs="+", metavar="FILE")
-    s.add_argument("--run-id", required=True)
+    s.add_argument("files", nargs="+", metavar="FILE", help="result files, one per target (benchrun's <target>.txt)")
+    s.add_argument("--run-id", required=True, help="the run's id, its directory name under runs/ (e.g. 2026-11-28T08-43-58Z-lab-quick)")
     s.add_argument("--force", action="store_true", help="replace a run already stored under this id")
     s.add_argument("--manifest", metavar="MANIFEST.sha256", help="the binaries' manifest to store with the run")
     s.add_argument("--base-manifest", metavar="MANIFEST.sha256",
                    help="an A/B run: BASE's manifest, which its <target>~base files are checked against and stored with")
     s.add_argument("--rounds", metavar="rounds.json", help="the lab's record of the rounds (order, seed, hygiene) to store with the run")
     s.add_argument("--fill-in", action="store_true", help="add the targets a stored partial run is missing, leaving the rest as it is")
+    _results_dir_option(s)
 
     s = sub.add_parser("check", help="check lab result files strictly: fingerprint keys, one header, known units")
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("files", nargs="+", metavar="FILE", help="result files to check")
     s.add_argument("--program-output", action="store_true",
                    help="each FILE is one benchmark program's own output, before benchrun adds the fingerprint: "
                         "every rule but the fingerprint keys")
@@ -70,28 +95,34 @@ def _parser():
     s.add_argument("--row", metavar="KEYS", help="one row per value of KEYS, as benchstat's -row (default .fullname)")
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as benchstat's -filter "
                    "(e.g. '/size:(1024 OR 4096) .unit:ns/op', 'goos:linux -.name:Clock')")
-    s.add_argument("--format", default="table", choices=["table", "markdown", "csv", "json"])
-    s.add_argument("--alpha", type=probability, default=0.05)
-    s.add_argument("--confidence", type=probability, default=0.95)
+    _format_option(s, ["text", "markdown", "csv", "json"])
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
+    s.add_argument("--confidence", type=probability, default=0.95,
+                   help="confidence level of each median's interval, as benchstat's -confidence (default 0.95)")
     s.add_argument("--baseline", metavar="COLUMN", help="the column the others are compared with")
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
+    _results_dir_option(s)
 
     s = sub.add_parser("explain", help="name the likely cause and fix of every significant difference")
-    s.add_argument("base", metavar="A")
-    s.add_argument("head", metavar="B")
-    s.add_argument("--alpha", type=probability, default=0.05)
-    s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+    s.add_argument("base", metavar="A", help="the reference: a result file, run directory or run-id")
+    s.add_argument("head", metavar="B", help="what is explained against A: a result file, run directory or run-id")
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
+    _format_option(s, ["text", "markdown", "json"])
     s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/decide/rules.yaml)")
+    _results_dir_option(s)
 
     s = sub.add_parser("report", help="report.md and report.html with plots for one run")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
     s.add_argument("--out", metavar="DIR", help="where to write (default: the run directory)")
     s.add_argument("--baseline", metavar="TARGET", help="target the others are compared with (default: the lab's metal by name, then a target-kind: metal, then the first; docs/formats.md)")
-    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
+    _results_dir_option(s)
 
     s = sub.add_parser("noise", help="a run's noise figures: the A/A control, and per target the rows beyond noise")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
-    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
+    _format_option(s, ["text", "markdown", "json"])
+    _results_dir_option(s)
 
     s = sub.add_parser("power", help="plant known effects into copies of a run's target files: recall and false alarms")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -101,27 +132,35 @@ def _parser():
                    "(default -20,-10,-5,-3,3,5,10,20; + is a slowdown)")
     s.add_argument("--rows", type=at_least(1), default=25, help="benchmarks planted per trial (default 25)")
     s.add_argument("--trials", type=at_least(1), default=4, help="trials per effect and target (default 4)")
-    s.add_argument("--seed", type=int, default=1)
-    s.add_argument("--alpha", type=probability, default=0.05)
+    s.add_argument("--seed", type=int, default=1, help="seed of the random choice of rows and samples (default 1)")
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
     s.add_argument("--unit", metavar="REGEX", help="count only rows whose unit matches (e.g. '^clocks/' or '^ns/'; "
                    "default: every speed unit); benchmarks are planted in all their speed units either way")
-    s.add_argument("--format", default="text", choices=["text", "json"])
+    _format_option(s, ["text", "json"])
+    _results_dir_option(s)
 
-    s = sub.add_parser("history", help="every benchmark row per target over the stored runs, with change points")
-    s.add_argument("--results-dir", default=argparse.SUPPRESS, help="as the global option (runs are read from DIR/runs)")
+    s = sub.add_parser("history", help="change points of every benchmark row per target over the stored runs, largest first")
+    _results_dir_option(s)
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as compare --filter")
-    s.add_argument("--format", default="text", choices=["text", "markdown", "json"])
+    _format_option(s, ["text", "markdown", "json"])
     s.add_argument("--plot", metavar="DIR", help="write one PNG trend plot per selected row to DIR")
     s.add_argument("--window", type=at_least(1), default=16, help="most runs compared on each side of a change, and the longest screening window (default 16)")
-    s.add_argument("--alpha", type=probability, default=0.05, help="family-wise level over every run tested (Bonferroni)")
+    s.add_argument("--alpha", type=probability, default=0.05, help="family-wise significance level over every run tested, Bonferroni-corrected (default 0.05)")
     s.add_argument("--min-change", type=percent, default=5.0, metavar="PCT", help="smallest change reported (default 5 %%)")
+    s.add_argument("--top", type=at_least(1), default=30, metavar="N",
+                   help="list the N largest change points and the N largest excursions (default 30)")
+    s.add_argument("--all", action="store_true", help="list every change point and excursion")
+    s.add_argument("--tracks", action="store_true",
+                   help="print every run of every track with its change points instead (long: the whole history)")
 
     s = sub.add_parser("export", help="one run as Bencher Metric Format or github-action-benchmark JSON")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
-    s.add_argument("--format", required=True, choices=["bmf", "gab"])
+    s.add_argument("--format", required=True, choices=["bmf", "gab"],
+                   help="the JSON written: bmf (Bencher Metric Format) or gab (github-action-benchmark)")
     s.add_argument("--target", help="only this target (its benchmarks keep their plain names)")
     s.add_argument("--better", default="lower", choices=["lower", "higher"],
                    help="gab: the units of customSmallerIsBetter (lower) or customBiggerIsBetter (higher)")
+    _results_dir_option(s)
 
     s = sub.add_parser("lab", help="the lab's own steps and contracts (called by the Makefile and the Ansible roles)")
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
@@ -211,17 +250,20 @@ def _parser():
     m.add_argument("--measured", metavar="VERIFY_RUN",
                    help="the verify run that measured the plan: store a verdict per explanation and print them")
     m.add_argument("--seconds", type=at_least(0), help="how long the verify run took (stored with the verdicts)")
+    _results_dir_option(m)
 
     s = sub.add_parser("pr-comment", help="Markdown body for the pull-request comment",
                        usage="%(prog)s [options] BASE HEAD | --ab RUN")
-    s.add_argument("base", metavar="BASE", nargs="?")
-    s.add_argument("head", metavar="HEAD", nargs="?")
+    s.add_argument("base", metavar="BASE", nargs="?", help="the base branch's run (directory or run-id)")
+    s.add_argument("head", metavar="HEAD", nargs="?", help="the pull request's run (directory or run-id)")
     s.add_argument("--ab", metavar="RUN", help="an A/B run of `make lab-ab`: HEAD against BASE per target in that "
                    "one run (instead of BASE HEAD, two runs)")
     s.set_defaults(operands_check=_pr_comment_operands(s))
-    s.add_argument("--alpha", type=probability, default=0.05)
-    s.add_argument("--fail-on-regression", type=percent, metavar="PCT")
+    s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
+    s.add_argument("--fail-on-regression", type=percent, metavar="PCT",
+                   help="exit 1 if a significant regression exceeds PCT percent")
     s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
+    _results_dir_option(s)
     return p
 
 
@@ -250,7 +292,7 @@ def _dispatch(a, out, err):
     if a.command == "report":
         return cmd.run(a.run, out, err, out_dir=a.out, baseline=a.baseline, alpha=a.alpha, results_dir=a.results_dir)
     if a.command == "noise":
-        return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir)
+        return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir, fmt=a.format)
     if a.command == "power":
         return cmd.run(a.run, out, err, results_dir=a.results_dir, targets=a.target, effects=a.effects, rows=a.rows,
                        ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format, units=a.unit)
@@ -260,7 +302,8 @@ def _dispatch(a, out, err):
         from .history.changepoints import Method
 
         return cmd.run(out, err, results_dir=a.results_dir, filter=a.filter, fmt=a.format, plot_dir=a.plot,
-                       method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change))
+                       method=Method(window=a.window, alpha=a.alpha, min_change=a.min_change),
+                       top=None if a.all else a.top, tracks=a.tracks)
     if a.command == "export":
         return cmd.run(a.run, out, err, fmt=a.format, target=a.target, better=a.better, results_dir=a.results_dir)
     if a.command == "pr-comment" and a.ab:
@@ -272,12 +315,49 @@ def _dispatch(a, out, err):
     raise AssertionError(a.command)
 
 
+def _long_options(parser):
+    """{--option: whether it takes a value} of parser and of its subcommands, at any depth."""
+    names = {}
+    for action in parser._actions:
+        names.update((o, action.nargs != 0) for o in action.option_strings if o.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names.update(_long_options(sub))
+    return names
+
+
+_SINGLE_DASH = re.compile(r"-([A-Za-z][A-Za-z0-9-]+)(=.*)?\Z", re.S)
+
+
+def _double_dashed(argv, parser):
+    """benchstat's spellings: `-alpha 0.01` or `-format=csv` is --alpha or --format where vmparity has that
+    option; any other single-dash word is refused with the hint that options take two dashes. The value of
+    an option (`--filter -x`) is left as it is."""
+    known, out = _long_options(parser), []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return out + list(argv[i:])
+        m = _SINGLE_DASH.match(arg)
+        if out and known.get(out[-1]):  # the value of the option before it
+            pass
+        elif m and f"--{m[1]}" in known:
+            arg = f"-{arg}"
+        elif m:
+            raise _UsageError(f"vmparity: unknown option {arg!r}: vmparity spells options with two dashes "
+                              f"(--alpha for benchstat's -alpha), and has no --{m[1]}; `vmparity COMMAND --help` "
+                              f"lists them\n{parser.format_usage().strip()}")
+        out.append(arg)
+    return out
+
+
 def main(argv=None, stdout=None, stderr=None):
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     _Parser.out = out
     try:
-        a = _parser().parse_args(argv)
+        parser = _parser()
+        argv = _double_dashed(sys.argv[1:] if argv is None else list(argv), parser)
+        a = parser.parse_args(argv)
         if getattr(a, "operands_check", None):
             a.operands_check(a)
     except _UsageError as e:

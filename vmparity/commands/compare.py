@@ -4,11 +4,12 @@ from ..decide import crossrun
 from ..results import inputs
 from .. import table
 from ..errors import InputError
-from ..render import FORMATS, crossrun_md
+from ..render import FORMATS, crossrun_md, text
+from ..render.escape import md_text
 from ..render.gate import gate
 
 
-def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=0.05, confidence=0.95,
+def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0.05, confidence=0.95,
         results_dir=None, fail_on_regression=None, baseline=None):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -16,23 +17,29 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="table", alpha=
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
                     history_dir=inputs.runs_dir(results_dir))
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
+    headline = crossrun_headline(t)
+    if headline and fmt == "text":
+        text.say(out, headline, text.output_width(out))  # the answer first, on stdout
+    elif headline and fmt == "markdown":
+        out.write(md_text(headline) + "\n\n")
+    elif headline:
+        err.write(f"vmparity: note: {headline[0].lower()}{headline[1:]}\n")  # csv and json stay data only
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
-    note_crossrun(t, err)
     return gate(t, fail_on_regression, err)
 
 
-def note_crossrun(t, err):
-    """Two runs: say which comparison the verdicts came from (the table's `(noise)` marks)."""
+def crossrun_headline(t):
+    """Two runs: which comparison the verdicts came from (the table's `(noise)` marks), and what it found."""
     cr = t.crossrun
     if cr is None:
-        return
+        return None
     drift = cr.host_drift()
     moved = f" (host drift {drift[0]:+.1f} %)" if drift else ""
-    err.write(f"vmparity: note: two runs, each target against itself with the host's drift taken out: "
-              f"{len(cr.of(crossrun.CHANGED))} row(s) changed beyond run-to-run noise, "
-              f"{len(cr.of(crossrun.NOISE))} within it{moved}, {len(cr.of(crossrun.NOT_TESTED))} not tested "
-              f"({crossrun_md.untested_why(cr)}); docs/noise.md\n")
+    return (f"Two runs, each target against itself with the host's drift taken out: "
+            f"{len(cr.of(crossrun.CHANGED))} row(s) changed beyond run-to-run noise, "
+            f"{len(cr.of(crossrun.NOISE))} within it{moved}, {len(cr.of(crossrun.NOT_TESTED))} not tested "
+            f"({crossrun_md.untested_why(cr)}); docs/noise.md")
 
 
 def note_unknown_directions(t, err):

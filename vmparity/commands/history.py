@@ -9,7 +9,8 @@ from ..errors import InputError
 from ..history import changepoints, render
 
 
-def run(out, err, results_dir=None, filter=None, fmt="text", plot_dir=None, method=None):
+def run(out, err, results_dir=None, filter=None, fmt="text", plot_dir=None, method=None, top=None, tracks=False):
+    """top: list the top largest change points and excursions (None: all); tracks: every run of every track."""
     method = (method or changepoints.Method()).check()
     runs = inputs.runs_dir(results_dir)
     if not runs.is_dir():
@@ -19,7 +20,7 @@ def run(out, err, results_dir=None, filter=None, fmt="text", plot_dir=None, meth
     if not h.tracks:
         raise InputError("--filter" if filter else runs, "no stored results" + (f" match {filter!r}" if filter else ""))
     cps, tests = changepoints.detect(h.tracks, method)
-    render.FORMATS[fmt](h, cps, method, tests, out)
+    render.FORMATS[fmt](h, cps, method, tests, out, top=top, tracks=tracks)
     if plot_dir:
         _plots(h, cps, Path(plot_dir), out if fmt == "text" else err)
     return 0

@@ -19,6 +19,10 @@ noise σ_run):
 3. Place (segments.py): each change at the split of its samples into two
    levels with the least pinball loss at the lower quartile, within 2 runs.
 
+A change is reported with the median of its runs' medians after against
+before, and only when that too is at least --min-change (the floor the
+output states).
+
 Two changes of opposite sign whose second brings the track back near its
 level before the first are an excursion (excursions.py).
 """
@@ -45,6 +49,12 @@ class Method:
         if not self.min_change < 1000:
             raise InputError("--min-change", f"{self.min_change}: expected a percentage between 0 and 1000")
         return self
+
+    def reaches_floor(self, pct):
+        """Whether a change of pct percent, as reported (the median of the runs' medians after against
+        before), is at least --min-change: the test sizes a change on the runs' fast-side quartiles
+        (levels.py), and a change it kept may report a little less; none is printed below the floor."""
+        return pct is None or abs(pct) >= self.min_change
 
     @property
     def scales(self):
@@ -101,7 +111,8 @@ def detect(tracks, method=None):
     for t, lv, found in zip(tracks, lvs, candidates.screen(lvs, m, segments.MIN_RUNS)):
         if found:
             kept = segments.fit(t, lv, found, m.window, p_max, m.min_change)
-            out += [_change_point(t, lv, test) for test in kept]
+            changes = (_change_point(t, lv, test) for test in kept)
+            out += [cp for cp in changes if m.reaches_floor(cp.pct)]
     out.sort(key=lambda c: (c.track.key, c.at))
     return out, tests
 

@@ -4,7 +4,7 @@
 rows, and one `%` per value and row would be most of its time. Here a
 column is formatted with one `%` per track (a template repeated once per
 run), rows likewise, and the columns a run prints alike in every track of
-its target are made once. The text is the same as render.num() and bound()
+its target are made once. The text is the same as render.num() and interval()
 give value by value.
 """
 
@@ -53,7 +53,7 @@ def rows(template, columns, start, stop):
 
 
 def nums(values, missing="?"):
-    """render.num() of every value of an array (render.bound() with missing for interval ends)."""
+    """render.num() of every value of an array, `missing` for nan."""
     nan = np.isnan(values)
     if nan.all():
         return [missing] * len(values)
@@ -64,14 +64,18 @@ def nums(values, missing="?"):
 
 
 def intervals(lo, hi):
-    """`[lo, hi]` of every run, render.bound() at each end."""
+    """`[lo, hi]` of every run, or `n too small` where the run's samples bound no interval at one end
+    (5 samples bound no 95 % interval below: `[-∞, 10]` would read as a finding)."""
     lo_nan, hi_nan = np.isnan(lo), np.isnan(hi)
-    if not hi_nan.any():
-        if lo_nan.all():  # bounded above only: the common case of 5 samples a run
-            return _each("[-∞, %.4g]", hi.tolist(), len(hi))
-        if not lo_nan.any():
-            return _each("[%.4g, %.4g]", list(chain.from_iterable(zip(lo.tolist(), hi.tolist()))), len(hi))
-    return list(map("[%s, %s]".__mod__, zip(nums(lo, "-∞"), nums(hi, "∞"))))
+    if not lo_nan.any() and not hi_nan.any():
+        return _each("[%.4g, %.4g]", list(chain.from_iterable(zip(lo.tolist(), hi.tolist()))), len(hi))
+    out = [TOO_FEW] * len(lo)
+    for i in np.flatnonzero(~(lo_nan | hi_nan)).tolist():
+        out[i] = f"[{lo[i]:.4g}, {hi[i]:.4g}]"
+    return out
+
+
+TOO_FEW = "n too small"
 
 
 def floats(values):

@@ -7,12 +7,12 @@ stages before it; never table internals.
 
 
 def __getattr__(name):
-    # FORMATS imports every renderer, rich among them (a tenth of a second): only the commands that print a
+    # FORMATS imports every renderer (the stats and decide stages behind them): only the commands that print a
     # table pay for it, not every command that imports render.escape or render.fold
     if name == "FORMATS":
         from . import csvfmt, jsonfmt, markdown, text
 
-        formats = {"table": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
+        formats = {"text": text.render, "markdown": markdown.render, "csv": csvfmt.render, "json": jsonfmt.render}
         globals()["FORMATS"] = formats
         return formats
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

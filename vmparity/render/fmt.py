@@ -109,3 +109,102 @@ def direction(higher_better):
     if higher_better is None:
         return "direction unknown"
     return "higher is better" if higher_better else "lower is better"
+
+
+# benchstat's unit normalisation and scaling (golang.org/x/perf/benchunit): `ns` in a
+# unit's numerator becomes `sec` and `MB` becomes `B` (Tidy); a unit counting bytes
+# scales by 1024 (Ki, Mi, Gi, Ti), any other by 1000 (T … n); the cells of one row
+# share one scale, chosen by its smallest value (CommonScale).
+
+def _tokens(unit):
+    """(token, start, in the denominator) for each part of a unit such as `ns/op` or `B*op/s`."""
+    denom, i, n = False, 0, len(unit)
+    while i < n:
+        c = unit[i]
+        if c == "*":
+            denom = False
+        elif c == "/":
+            denom = True
+        if c in "*/-" or c.isspace():
+            i += 1
+            continue
+        j = i
+        while j < n and not (unit[j] in "*/-" or unit[j].isspace()):
+            j += 1
+        yield unit[i:j], i, denom
+        i = j
+
+
+def tidy_unit(unit):
+    """(benchstat's name for `unit`, the factor its values are multiplied by): ns/op -> sec/op, 1e-9."""
+    if unit == "ns/op":
+        return "sec/op", 1e-9
+    if unit == "MB/s":
+        return "B/s", 1e6
+    if "ns" not in unit and "MB" not in unit:
+        return unit, 1.0
+    factor, edits = 1.0, []
+    for tok, at, denom in _tokens(unit):
+        if denom:
+            continue
+        if tok == "ns":
+            edits.append((at, 2, "sec"))
+            factor /= 1e9
+        elif tok == "MB":
+            edits.append((at, 2, "B"))
+            factor *= 1e6
+    for at, length, new in reversed(edits):
+        unit = unit[:at] + new + unit[at + length:]
+    return unit, factor
+
+
+def _binary(unit):
+    return any(tok in ("B", "MB", "bytes") and not denom for tok, _, denom in _tokens(unit))
+
+
+def _factors(binary):
+    if binary:
+        return [(2.0 ** e, p) for e, p in zip(range(40, -1, -10), ["Ti", "Gi", "Mi", "Ki", ""])]
+    return [(10.0 ** e, p) for e, p in zip(range(12, -10, -3), ["T", "G", "M", "k", "", "m", "µ", "n"])]
+
+
+class Scaler:
+    """Format values of one tidied unit as benchstat does: `4.101n`, `2.271Gi`, `171.0`."""
+
+    def __init__(self, prec, factor, prefix):
+        self.prec, self.factor, self.prefix = prec, factor, prefix
+
+    def __call__(self, v):
+        if v is None:
+            return "?"
+        if math.isinf(v) or math.isnan(v):
+            return value(v)
+        return f"{v / self.factor:.{self.prec}f}{self.prefix}"
+
+
+def common_scale(values, unit):
+    """The one Scaler for `values` (already tidied) in `unit` (tidied): benchstat's CommonScale."""
+    finite = [abs(v) for v in values if v is not None and v != 0 and math.isfinite(v)]
+    if not finite:
+        return Scaler(3, 1.0, "")
+    low = min(finite)
+    factors = _factors(_binary(unit))
+    for f, prefix in factors:
+        if low >= 99.995 * f:
+            return Scaler(1, f, prefix)
+        if low >= 9.9995 * f:
+            return Scaler(2, f, prefix)
+        if low >= 0.99995 * f:
+            return Scaler(3, f, prefix)
+    f, prefix = factors[-1]
+    scaled = low / f
+    for i in range(8):
+        if scaled >= 9.9995 * 10.0 ** -(i + 1) or i == 7:
+            return Scaler(i + 3, f, prefix)
+
+
+def scaled_summary(s, factor, scaler):
+    """A summary cell in benchstat's units: `4.101n ± 3%`."""
+    if s is None:
+        return ""
+    return f"{scaler(s.center * factor)} ± {s.pct_range()}"
