@@ -9,7 +9,6 @@ touches a run already stored (unless --force, which swaps it atomically).
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -20,33 +19,24 @@ from ..errors import InputError
 from ..results.check import check
 from ..render.escape import terminal
 from ..results.file import parse_file
-from ..results.targets import BASE_SIDE, is_base_side
-
-SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-# A target may also be an A/B run's BASE side, `<target>~base` (results/targets.py), and carry '+':
-# the intervention targets of `vmparity lab verify` (guest-hpet-clock+clocksource-tsc).
-SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) + r")?\Z")
-# A run id names a directory and, while it is assembled, a sibling
-# `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
-# `<target>.env.json`: all must fit the usual 255-byte file name limit.
-RUN_ID_MAX = 200
+from ..results.targets import BASE_SIDE, NAME_MAX, PLAIN_NAME, is_base_side, is_target_name
 
 
 def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False,
         base_manifest=None):
-    if not SAFE_NAME.match(run_id):
+    if not PLAIN_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
-    if len(run_id) > RUN_ID_MAX:
-        raise InputError("--run-id", f"{len(run_id)} characters: expected at most {RUN_ID_MAX} (it names a directory)")
+    if len(run_id) > NAME_MAX:
+        raise InputError("--run-id", f"{len(run_id)} characters: expected at most {NAME_MAX} (it names a directory)")
     if not files:
         raise InputError("ingest", "expected at least one result file")
     parsed = []
     for f in files:
         rf = check(parse_file(f))
-        if not SAFE_TARGET.match(rf.target) or len(rf.target) > RUN_ID_MAX:
+        if not is_target_name(rf.target):
             raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_', "
                                 f"'+' or '-' (and {BASE_SIDE!r} at the end for an A/B run's BASE side), "
-                                f"at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
+                                f"at most {NAME_MAX} characters", rf.config_lines.get("target"))
         if rf.config.get("run-id") != run_id:
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
         parsed.append(rf)

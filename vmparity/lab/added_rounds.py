@@ -49,7 +49,7 @@ from ..decide.figures import beyond_rows, row_mdes
 from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
 from ..results import inputs, jsonfile, round_record
-from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
+from ..results.targets import TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
 from . import disturbed, rounds
 
 # Why a round was added (its record's `added.reason`; a record without one is WIDE).
@@ -93,7 +93,7 @@ def _keep_stop(staging_run, host, goal_pct, stop):
     """Keep why the rounds for the wide rows stopped, with the goal (rounds.json `added-stop`):
     the report marks the families still above the goal and says why no more rounds ran."""
     path = staging_run / "rounds" / STOP_FILE.format(host=host)
-    path.write_text(json.dumps({"host": host, "goal-pct": goal_pct, "why": stop["why"]}) + "\n", encoding="utf-8")
+    jsonfile.write(path, {"host": host, "goal-pct": goal_pct, "why": stop["why"]}, indent=None)
     return stop
 
 
@@ -202,6 +202,7 @@ def _stop(why, added=(), used=0.0):
 
 
 def _host_records(staging_run, host):
+    check_plain_name(host, "--host", "host")  # it names files of the staging run: never a path
     records = [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
                for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
     if not records:

@@ -58,9 +58,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..results import round_record
+from ..results import jsonfile, round_record
 from ..results.spec import core_clock_units, known_units, time_units
-from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
+from ..results.targets import TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
 from ..query.names import job_of
 from ..stats import MAD_NORMAL
 
@@ -234,6 +234,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     emulator's rows differ from metal's ten times beyond any spell, so a re-measure
     moves no verdict and costs a TCG guest's start-up again)."""
     staging_run = Path(staging_run)
+    check_plain_name(host, "--host", "host")  # it names a directory of the staging run: never a path
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
     finished = [f for f in before if _measured(staging_run / f["file"])]
@@ -268,7 +269,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
     record = {"host": host, "limit": limit, "threshold-pct": thresholds[TIME],
               "clocks-threshold-pct": thresholds[CLOCKS], "remeasure": before + flagged}
-    (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    jsonfile.write(out_dir / "plan.json", record)
     return dict(record, remeasure=flagged)
 
 

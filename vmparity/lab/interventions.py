@@ -237,7 +237,7 @@ def only_regex(jobs):
 
 def write_plan(plan, run_dir):
     path = Path(run_dir) / PLAN_FILE
-    path.write_text(json.dumps(plan, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    jsonfile.write(path, plan, indent=2)
     return path
 
 

@@ -322,7 +322,7 @@ def merge(staging_run):
     ab = staging_run / AB_FILE
     if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab)
-    (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    jsonfile.write(staging_run / "rounds.json", record, ensure_ascii=False)
     return sorted(files), missing
 
 

@@ -1,0 +1,87 @@
+"""The records the lab keeps (rounds.json and the staging records, verify plans, manifests, the
+variants files, the history index), made hostile as an attacker would on copies of committed
+runs: every command that reads one refuses it with exit 2 and a message naming the file, never
+a traceback, a hang, a memory blow-up or a write outside the run (issue 59).
+
+The `cli` fixture calls main() in-process, so a traceback fails the test as itself.
+"""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+RUNS = Path(__file__).resolve().parent.parent / "results" / "runs"
+LAB_RUN = "2026-11-28T08-43-58Z-lab-quick"
+VERIFY_RUN = "2026-11-27T20-55-29Z-verify-quick"
+AB_RUN = "2026-11-26T12-41-12Z-ab-quick"
+
+
+def refused(r, *words):
+    assert r.code == 2, r
+    assert r.err.startswith("vmparity") and "Traceback" not in r.err, r.err
+    for w in words:
+        assert w in r.err, (w, r.err)
+
+
+def _copy(tmp_path, run):
+    dst = tmp_path / "results" / "runs" / run
+    shutil.copytree(RUNS / run, dst)
+    return dst
+
+
+def _files_under(root):
+    return {p for p in root.rglob("*")}
+
+
+@pytest.fixture
+def staging(tmp_path):
+    """A staging run of one host: three rounds of metal and its A/A pass, from a committed run's values."""
+    src = RUNS / LAB_RUN
+    run = tmp_path / "a" / "b" / "c" / "stage" / "run"  # deep enough that ../../../../ stays in tmp_path
+    for k in (1, 2, 3):
+        d = run / "rounds" / str(k)
+        d.mkdir(parents=True)
+        (d / "host-localhost.json").write_text(json.dumps({"host": "localhost", "round": k, "seed": 5,
+                                                           "order": ["metal", "metal-aa"], "hygiene": {}, "timings": {}}))
+        for t in ("metal", "metal-aa"):
+            shutil.copy(src / f"{t}.txt", d / f"{t}.txt")
+    return run
+
+
+@pytest.mark.parametrize("host", ["../../../../outside/evil", "/tmp/vmparity-evil", "..", ".hidden", "a/b", "-x", ""])
+@pytest.mark.parametrize("command", [("disturbed",), ("added-round",), ("confirm-round",)])
+def test_a_host_name_that_is_a_path_is_refused_and_nothing_is_written(cli, tmp_path, staging, host, command):
+    before = _files_under(tmp_path)
+    refused(cli("lab", *command, f"--host={host}", staging), "--host", "cannot name a file")
+    assert _files_under(tmp_path) == before
+    assert not Path("/tmp/vmparity-evil").exists()
+
+
+def test_a_plain_host_name_still_plans(cli, staging):
+    r = cli("lab", "disturbed", "--host", "localhost", staging)
+    assert r.code == 0, r
+    assert (staging / "remeasured" / "localhost" / "plan.json").is_file()
+
+
+def test_a_verify_plan_left_as_a_dangling_symlink_is_replaced_not_written_through(cli, tmp_path):
+    run = _copy(tmp_path, LAB_RUN)
+    outside = tmp_path / "outside" / "plan.json"
+    outside.parent.mkdir()
+    (run / "verify-plan.json").unlink(missing_ok=True)
+    os.symlink(outside, run / "verify-plan.json")
+    r = cli("--results-dir", tmp_path / "results", "lab", "verify", run)
+    assert r.code == 0, r
+    assert not outside.exists()
+    plan = run / "verify-plan.json"
+    assert not plan.is_symlink() and json.loads(plan.read_text())["format"]
+
+
+@pytest.mark.parametrize("run_name", ["../../../outside", "/etc", 7])
+def test_a_link_to_a_verify_run_that_is_a_path_is_refused(cli, tmp_path, run_name):
+    run = _copy(tmp_path, LAB_RUN)
+    (run / "verifications.json").write_text(json.dumps({"verified-by": [{"run": run_name, "verdicts": {}}]}))
+    refused(cli("--results-dir", tmp_path / "results", "report", run, "--out", tmp_path / "out"),
+            "verifications.json", "verified-by/0/run")
