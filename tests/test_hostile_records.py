@@ -85,3 +85,33 @@ def test_a_link_to_a_verify_run_that_is_a_path_is_refused(cli, tmp_path, run_nam
     (run / "verifications.json").write_text(json.dumps({"verified-by": [{"run": run_name, "verdicts": {}}]}))
     refused(cli("--results-dir", tmp_path / "results", "report", run, "--out", tmp_path / "out"),
             "verifications.json", "verified-by/0/run")
+
+
+BILLION_LAUGHS = "".join(f"{x}: &{x} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
+                         for p, x in zip([None, *"abcdefgh"], "abcdefghi"))
+
+
+@pytest.mark.parametrize("text,words", [
+    (BILLION_LAUGHS, ["aliases", "expand to more than"]),
+    ("a: " + "[" * 10_000 + "]" * 10_000 + "\n", ["nested deeper than"]),
+])
+@pytest.mark.parametrize("kind", ["guests", "containers"])
+def test_a_variants_file_that_would_blow_up_when_walked_is_refused(cli, tmp_path, text, words, kind):
+    bomb = tmp_path / "bomb.yml"
+    bomb.write_text(text)
+    assert len(BILLION_LAUGHS) < 400  # the bomb: 372 bytes
+    refused(cli("lab", "variants", kind, bomb), "bomb.yml", *words)
+
+
+def test_a_variants_file_with_a_few_aliases_is_still_read(cli, tmp_path):
+    src = (Path(__file__).resolve().parent.parent / "vm-templates" / "variants.yml").read_text()
+    assert cli("lab", "variants", "guests", tmp_path / "missing.yml").code == 2
+    path = tmp_path / "variants.yml"
+    # an anchor and an alias, as yaml.safe_dump writes for a subtree shared twice
+    src = src.replace("  nosmt:\n    topology: {sockets: 1, cores: 2, threads: 1}",
+                      "  nosmt:\n    topology: &two-cores {sockets: 1, cores: 2, threads: 1}")
+    src += "  nosmt-again:\n    topology: *two-cores\n"
+    path.write_text(src)
+    r = cli("lab", "variants", "guests", path, "--json")
+    assert r.code == 0, r
+    assert json.loads(r.out)["nosmt-again"]["topology"]["cores"] == 2

@@ -26,7 +26,7 @@ def read_bytes(path, limit=MAX_RECORD_BYTES, what="a record of the lab"):
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError(path, f"not a regular file (a directory, FIFO, socket or device): expected {what}")
+            raise InputError(path, f"expected a regular file ({what}), not a directory, FIFO, socket or device")
         if st.st_size > limit:
             raise InputError(path, f"{st.st_size} bytes: expected {what} of at most {limit} bytes")
         chunks, total = [], 0
