@@ -115,3 +115,53 @@ def test_a_variants_file_with_a_few_aliases_is_still_read(cli, tmp_path):
     r = cli("lab", "variants", "guests", path, "--json")
     assert r.code == 0, r
     assert json.loads(r.out)["nosmt-again"]["topology"]["cores"] == 2
+
+
+def _rounds_mutated(tmp_path, run, mutate):
+    run_dir = _copy(tmp_path, run)
+    path = run_dir / "rounds.json"
+    rec = json.loads(path.read_text())
+    mutate(rec)
+    path.write_text(json.dumps(rec))
+    return run_dir
+
+
+def _add_remeasure(rec, **fields):
+    rec.setdefault("remeasured", []).append(dict({"target": "metal", "round": 1, "job": "memcpy", "host": "localhost",
+                                                  "status": "measured again", "shift-pct": 46.7}, **fields))
+
+
+WRONG_ROUNDS = {  # the shapes, and the field each message must name
+    "hosts-a-list": (lambda r: r.update(hosts=[]), "field hosts: expected a mapping"),
+    "a-string-among-rounds": (lambda r: r["hosts"]["localhost"].append("x"), "field hosts/localhost/"),
+    "shift-pct-a-string": (lambda r: _add_remeasure(r, **{"shift-pct": "46.7"}), "shift-pct: expected a number"),
+    "ab-a-string": (lambda r: r.update(ab="main"), "field ab: expected a mapping"),
+    "order-a-string": (lambda r: r["hosts"]["localhost"][0].update(order="metal"), "order: expected a list"),
+    "a-target-that-is-a-path": (lambda r: r["hosts"]["localhost"][0]["order"].append("../../x"), "order/"),
+    "missing-rounds-not-numbers": (lambda r: r.update({"missing-rounds": {"metal": ["1"]}}), "missing-rounds/metal/0"),
+    "a-round-without-order": (lambda r: r["hosts"]["localhost"][0].pop("order"), "hosts/localhost/0"),
+    "the-record-a-list": (lambda r: (r.clear(), r.update(schema="vmparity-rounds/1", hosts={"h": [[]]})), "hosts/h/0"),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_ROUNDS)
+@pytest.mark.parametrize("command", [("noise",), ("compare", "--by", "target"), ("report", "--out", "OUT")])
+def test_rounds_json_of_the_wrong_shape_names_the_field(cli, tmp_path, case, command):
+    mutate, words = WRONG_ROUNDS[case]
+    run = _rounds_mutated(tmp_path, LAB_RUN, mutate)
+    argv = [tmp_path / "out" if a == "OUT" else a for a in command]
+    refused(cli(argv[0], run, *argv[1:]), "rounds.json", words)
+
+
+@pytest.mark.parametrize("case", ["ab-a-string", "shift-pct-a-string", "hosts-a-list"])
+def test_rounds_json_of_the_wrong_shape_in_an_ab_run_is_refused_by_pr_comment(cli, tmp_path, case):
+    mutate, words = WRONG_ROUNDS[case]
+    refused(cli("pr-comment", "--ab", _rounds_mutated(tmp_path, AB_RUN, mutate)), "rounds.json", words)
+
+
+def test_every_committed_rounds_json_has_the_shape(tmp_path):
+    from vmparity.results import round_record
+    runs = [p.parent for p in RUNS.glob("*/rounds.json")]
+    assert len(runs) > 50
+    for run in runs:
+        assert round_record.load(run)["hosts"]

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..results import inputs, manifest as binaries, round_record
+from ..results import bounded, inputs, jsonfile, manifest as binaries, round_record
 from ..lab import rounds
 from ..errors import InputError
 from ..results.check import check
@@ -142,13 +142,8 @@ def _swap_in(tmp, final):
 
 def _read_rounds(path):
     """The lab's record of the rounds (vmparity.lab.rounds), checked before anything is stored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        rec = json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise InputError(path, f"cannot read the rounds record: {e}") from None
-    if not isinstance(rec, dict) or rec.get("schema") != rounds.SCHEMA:
-        raise InputError(path, f"expected a rounds record with schema {rounds.SCHEMA!r}")
+    text = bounded.read_text(path, what="the rounds record of the lab (rounds.json)")
+    round_record.check(path, jsonfile.read(path, "cannot read the rounds record: {error}"))
     return text
 
 

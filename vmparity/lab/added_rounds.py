@@ -203,8 +203,8 @@ def _stop(why, added=(), used=0.0):
 
 def _host_records(staging_run, host):
     check_plain_name(host, "--host", "host")  # it names files of the staging run: never a path
-    records = [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
-               for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
+    records = [round_record.read_round(d / f"host-{host}.json")
+               for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").exists()]
     if not records:
         raise InputError(staging_run / "rounds", f"no round of host {host}: expected rounds/<k>/host-{host}.json")
     return records

@@ -242,7 +242,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     by_target, emulated = {}, set()
     for d in round_record.round_dirs(staging_run):
         rec = d / f"host-{host}.json"
-        if not rec.is_file():
+        if not rec.exists():
             continue
         for target in _order(rec):
             f = d / f"{target}.txt"
@@ -296,10 +296,7 @@ def _target_kind(text):
 
 
 def _order(host_record):
-    try:
-        return json.loads(Path(host_record).read_text(encoding="utf-8")).get("order", [])
-    except (OSError, ValueError) as e:
-        raise InputError(host_record, f"expected the bench role's JSON record of a round: {e}") from None
+    return round_record.read_round(host_record)["order"]
 
 
 def replacements(staging_run):

@@ -244,7 +244,7 @@ def merge(staging_run):
     for d in round_record.round_dirs(staging_run):
         k = int(d.name)
         for h in sorted(d.glob("host-*.json")):
-            rec = _json(h)
+            rec = round_record.read_round(h)
             hosts.setdefault(rec["host"], []).append(rec)
             for target, when in (rec.get("timings") or {}).items():
                 timings.setdefault(target, {})[k] = when
