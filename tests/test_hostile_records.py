@@ -165,3 +165,84 @@ def test_every_committed_rounds_json_has_the_shape(tmp_path):
     assert len(runs) > 50
     for run in runs:
         assert round_record.load(run)["hosts"]
+
+
+def _fifo(path):
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def _dev_zero(path):
+    path.unlink(missing_ok=True)
+    os.symlink("/dev/zero", path)
+
+
+def _sparse(path):
+    path.unlink(missing_ok=True)
+    with open(path, "wb") as f:
+        f.truncate(200 * 1024 * 1024)  # 200 MB of nothing, on no disk
+
+
+def _nested(opening, closing):
+    return lambda path: path.write_text(opening * 10_000 + "1" + closing * 10_000)
+
+
+NOT_A_RECORD = {  # what takes a record's place, and what the message says
+    "fifo": (_fifo, "expected a regular file"),
+    "dev-zero": (_dev_zero, "expected a regular file"),
+    "sparse-200-MB": (_sparse, "bytes: expected a JSON record of at most"),
+    "10000-brackets": (_nested("[", "]"), "nested deeper than"),
+    "10000-objects": (_nested('{"a":', "}"), "nested deeper than"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_A_RECORD)
+@pytest.mark.parametrize("record,run,command", [
+    ("rounds.json", LAB_RUN, ("noise", "RUN")),
+    ("rounds.json", AB_RUN, ("pr-comment", "--ab", "RUN")),
+    ("verify-plan.json", LAB_RUN, ("lab", "verify", "RUN")),
+    ("verdicts.json", VERIFY_RUN, ("report", "RUN", "--out", "OUT")),
+])
+def test_a_record_that_is_no_json_record_is_refused_before_it_is_read(cli, tmp_path, case, record, run, command):
+    make, words = NOT_A_RECORD[case]
+    run_dir = _copy(tmp_path, run)
+    make(run_dir / record)
+    refused(cli(*[{"RUN": run_dir, "OUT": tmp_path / "out"}.get(a, a) for a in command]), record, words)
+
+
+@pytest.mark.parametrize("case", NOT_A_RECORD)
+def test_a_staging_round_record_that_is_no_json_record_is_refused(cli, staging, case):
+    make, words = NOT_A_RECORD[case]
+    make(staging / "rounds" / "2" / "host-localhost.json")
+    refused(cli("lab", "disturbed", "--host", "localhost", staging), "host-localhost.json", words)
+
+
+@pytest.mark.parametrize("text,words", [("[]", "expected a mapping, got []"),
+                                        ('{"host": "localhost", "round": 2}', "missing field 'order'"),
+                                        ('{"host": "localhost", "round": "2", "order": []}', "field round")])
+@pytest.mark.parametrize("command", [("disturbed",), ("added-round",), ("merge-rounds",)])
+def test_a_staging_round_record_of_the_wrong_shape_is_named(cli, staging, text, words, command):
+    (staging / "rounds" / "2" / "host-localhost.json").write_text(text)
+    host = () if command == ("merge-rounds",) else ("--host", "localhost")
+    refused(cli("lab", *command, *host, staging), "rounds/2/host-localhost.json", words)
+
+
+def test_a_record_of_many_tiny_values_is_refused_before_it_is_parsed(cli, tmp_path):
+    run_dir = _copy(tmp_path, LAB_RUN)
+    (run_dir / "rounds.json").write_text("[" + ",".join(["{}"] * 1_000_000) + "]")  # 3 MB, 885 MB once parsed
+    refused(cli("noise", run_dir), "rounds.json", "values, expected at most")
+
+
+def test_a_result_file_of_one_200_mb_line_is_refused_at_its_first_64_kib(tmp_path):
+    import resource
+    from vmparity.errors import InputError
+    from vmparity.results.file import parse_file
+    path = tmp_path / "metal.txt"
+    with open(path, "wb") as f:  # written in chunks: the test itself must not hold 200 MB
+        f.write(b"Benchmark")
+        for _ in range(200):
+            f.write(b"x" * (1024 * 1024))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(InputError, match="line longer than"):
+        parse_file(path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024  # KiB: it held no 200 MB

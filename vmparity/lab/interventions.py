@@ -244,7 +244,7 @@ def write_plan(plan, run_dir):
 def read_plan(run_dir):
     """The plan stored in a run, None when it has none; InputError when it is not one."""
     path = Path(run_dir) / PLAN_FILE
-    if not path.is_file():
+    if not path.exists():  # a FIFO or a device there is refused by the reader, not taken for no plan
         return None
     plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})")
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:

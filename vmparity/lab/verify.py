@@ -194,7 +194,7 @@ def store(verify_dir, original_dir, result, plan, seconds=None):
     jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2)
     interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
     links_path = original_dir / LINKS_FILE
-    links = _links(links_path) if links_path.is_file() else {"verified-by": []}
+    links = _links(links_path) if links_path.exists() else {"verified-by": []}
     summary = {"run": verify_dir.name,
                "verdicts": {f"{v['target']} {v['rule']}": v["verdict"] for v in result["verdicts"]}}
     links["verified-by"] = [x for x in links["verified-by"] if x.get("run") != verify_dir.name] + [summary]
@@ -206,13 +206,13 @@ def read_verdicts(run_dir):
     (verdicts dict, the run that holds them) or (None, None)."""
     run_dir = Path(run_dir)
     own = run_dir / VERDICTS_FILE
-    if own.is_file():
+    if own.exists():
         return _json(own), run_dir.name
     links = run_dir / LINKS_FILE
-    if links.is_file():
+    if links.exists():
         for link in reversed(_links(links)["verified-by"]):
             other = run_dir.parent / link["run"] / VERDICTS_FILE
-            if other.is_file():
+            if other.exists():
                 return _json(other), link["run"]
     return None, None
 

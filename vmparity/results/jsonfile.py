@@ -26,6 +26,12 @@ from . import bounded
 # The records the lab writes nest six levels deep (rounds.json: hosts, a host, a round,
 # timings, a target, a time); this leaves room for fields to come and none for a bomb.
 MAX_DEPTH = 32
+# Python holds each parsed value in 50-100 bytes, so a record of `{},{},…` costs twenty times
+# its size (885 MB for 16 MiB). The records the lab writes hold one value per 35 bytes or so
+# (4,305 in the largest verify plan, 2,253 in the largest rounds.json); a record may hold at
+# most MAX_VALUES, counted before parsing as the `{`, `[` and `,` in its text (an over-count:
+# those in strings count too).
+MAX_VALUES = 200_000
 MAX_SHOWN = 80  # characters of a wrong value quoted in a message
 
 
@@ -34,6 +40,9 @@ def read(path, expected, schema=None, limit=bounded.MAX_RECORD_BYTES):
     deeper than MAX_DEPTH or (with a JSON Schema) has another shape.
     expected: the message, with {error} where the reason goes."""
     text = bounded.read_text(path, limit, "a JSON record")
+    values = text.count(",") + text.count("{") + text.count("[")
+    if values > MAX_VALUES:
+        raise InputError(path, expected.format(error=f"about {values} values, expected at most {MAX_VALUES}"))
     try:
         data = json.loads(text)
     except ValueError as e:  # JSONDecodeError
@@ -67,12 +76,16 @@ def check_shape(path, data, schema):
     if not errors:
         return
     error = jsonschema.exceptions.best_match(errors)
-    field = "/".join(str(p) for p in error.absolute_path) or "the record"
+    field = "/".join(str(p) for p in error.absolute_path)
     described = error.schema.get("description") if isinstance(error.schema, dict) else None
     got = repr(error.instance)
     got = got if len(got) <= MAX_SHOWN else got[:MAX_SHOWN] + "…"
+    if error.validator == "required":
+        missing = next(k for k in error.validator_value if k not in error.instance)
+        raise InputError(path, f"{f'field {field}: ' if field else ''}missing field {missing!r}: expected every one "
+                               f"of {', '.join(error.validator_value)}")
     what = described or _rule(error)
-    raise InputError(path, f"field {field}: expected {what}, got {got}")
+    raise InputError(path, f"{f'field {field}: ' if field else ''}expected {what}, got {got}")
 
 
 def _rule(error):
@@ -81,8 +94,6 @@ def _rule(error):
              "number": "a number", "boolean": "true or false", "null": "null"}
     if kind == "type":
         return " or ".join(words.get(t, t) for t in ([value] if isinstance(value, str) else value))
-    if kind == "required":
-        return "every one of the fields " + ", ".join(value)
     if kind == "enum":
         return "one of " + ", ".join(repr(v) for v in value)
     if kind == "const":
