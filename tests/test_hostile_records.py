@@ -246,3 +246,21 @@ def test_a_result_file_of_one_200_mb_line_is_refused_at_its_first_64_kib(tmp_pat
     with pytest.raises(InputError, match="line longer than"):
         parse_file(path)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024  # KiB: it held no 200 MB
+
+
+NOT_A_MANIFEST = {
+    "fifo": (_fifo, "expected a regular file"),
+    "dev-zero": (_dev_zero, "expected a regular file"),
+    "sparse-200-MB": (_sparse, "bytes: expected a manifest"),
+    "another-line": (lambda p: p.write_text("not a digest  benchrun\n"), "expected a `sha256sum` line"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_A_MANIFEST)
+@pytest.mark.parametrize("name", ["MANIFEST~base.sha256", "MANIFEST.sha256"])
+@pytest.mark.parametrize("command", [("pr-comment", "--ab"), ("power",)])
+def test_a_manifest_that_is_none_is_refused_not_hung_on_or_passed_over(cli, tmp_path, case, name, command):
+    make, words = NOT_A_MANIFEST[case]
+    run_dir = _copy(tmp_path, AB_RUN)
+    make(run_dir / name)
+    refused(cli(*command, run_dir), name, words)

@@ -41,10 +41,10 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
         parsed.append(rf)
     inputs.check_unique_targets(parsed)
-    manifest_text = _read_manifest(manifest) if manifest else None
+    manifest_text = binaries.read(manifest) if manifest else None
     rounds_text = _read_rounds(rounds_record) if rounds_record else None
     # An A/B run holds two builds: the BASE sides are checked against BASE's manifest.
-    base_text = _read_manifest(base_manifest) if base_manifest else None
+    base_text = binaries.read(base_manifest) if base_manifest else None
     bases = [rf for rf in parsed if is_base_side(rf.target)]
     if bases and manifest_text is not None and base_text is None:
         raise InputError(bases[0].path, "an A/B run's BASE side: expected --base-manifest with BASE's MANIFEST.sha256")
@@ -146,19 +146,3 @@ def _read_rounds(path):
     round_record.check(path, jsonfile.read(path, "cannot read the rounds record: {error}"))
     return text
 
-
-def _read_manifest(path):
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(path, f"cannot read manifest: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, f"manifest is not UTF-8 text ({e.reason} at byte {e.start}); "
-                               "expected `sha256sum` lines `<64 hex>  <file>`") from None
-    lines = text.splitlines()
-    if not lines:
-        raise InputError(path, "empty manifest: expected `sha256sum` lines `<64 hex>  <file>`")
-    for i, line in enumerate(lines, 1):
-        if not binaries.LINE.match(line):
-            raise InputError(path, f"expected a `sha256sum` line `<64 hex>  <file>`, got {line[:60]!r}", i)
-    return text
