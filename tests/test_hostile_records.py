@@ -264,3 +264,18 @@ def test_a_manifest_that_is_none_is_refused_not_hung_on_or_passed_over(cli, tmp_
     run_dir = _copy(tmp_path, AB_RUN)
     make(run_dir / name)
     refused(cli(*command, run_dir), name, words)
+
+
+@pytest.mark.parametrize("case", ["hosts-a-list", "a-string-among-rounds", "shift-pct-a-string", "order-a-string"])
+def test_a_malformed_earlier_run_of_the_machine_is_left_out_of_the_host_history_not_fatal(cli, tmp_path, case):
+    run = _copy(tmp_path, LAB_RUN)
+    earlier = run.with_name(LAB_RUN.replace("T08-43-58Z", "T07-00-00Z"))  # same machine and kind, sorts before it
+    shutil.copytree(run, earlier)
+    path = earlier / "rounds.json"
+    rec = json.loads(path.read_text())
+    WRONG_ROUNDS[case][0](rec)
+    path.write_text(json.dumps(rec))
+    r = cli("noise", run)
+    assert r.code == 0, r
+    clean = cli("noise", _copy(tmp_path / "alone", LAB_RUN))
+    assert r.out == clean.out  # the malformed run is no evidence: as if it were not there
