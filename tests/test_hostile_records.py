@@ -279,3 +279,17 @@ def test_a_malformed_earlier_run_of_the_machine_is_left_out_of_the_host_history_
     assert r.code == 0, r
     clean = cli("noise", _copy(tmp_path / "alone", LAB_RUN))
     assert r.out == clean.out  # the malformed run is no evidence: as if it were not there
+
+
+def test_an_added_round_mixing_utc_offsets_and_local_times_is_named(cli, staging):
+    d = staging / "rounds" / "4"
+    d.mkdir()
+    timings = {"metal": {"start": "2026-11-28T08:00:00+00:00", "end": "2026-11-28T08:00:10+00:00"},
+               "metal-aa": {"start": "2026-11-28 08:00:10", "end": "2026-11-28 08:00:20"}}
+    (d / "host-localhost.json").write_text(json.dumps({
+        "host": "localhost", "round": 4, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {}, "timings": timings,
+        "added": {"reason": "wide", "goal-pct": 3.0, "jobs": ["clock"]}}))
+    for t in ("metal", "metal-aa"):
+        shutil.copy(staging / "rounds" / "1" / f"{t}.txt", d / f"{t}.txt")
+    refused(cli("lab", "added-round", "--host", "localhost", staging), "rounds/4/host-localhost.json",
+            "timings/metal/", "no UTC offset")

@@ -17,7 +17,11 @@ _COUNT = {"type": "integer", "minimum": 0}
 _OPTIONAL_NUMBER = {"type": ["number", "null"]}
 _TARGET = {"type": "string", "pattern": "^" + TARGET_NAME.pattern.removesuffix(r"\Z") + "$", "maxLength": NAME_MAX,
            "description": "a target's name (letters, digits, '.', '_', '+' or '-', and '~base' at the end)"}
-_TIMING = {"type": ["object", "null"], "properties": {"start": {"type": "string"}, "end": {"type": "string"}}}
+# When a target ran, on the controller's clock as Ansible's command module gives it: without a UTC
+# offset, so that any two can be subtracted (an aware time and a naive one cannot).
+_TIME = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?$",
+         "description": "a time as `2026-11-28 08:48:46.217997` (the controller's clock, no UTC offset)"}
+_TIMING = {"type": ["object", "null"], "properties": {"start": _TIME, "end": _TIME}}
 
 # One round of one host: rounds/<k>/host-<host>.json in a staging run, an entry of `hosts` in rounds.json.
 ROUND = {
