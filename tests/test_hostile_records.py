@@ -293,3 +293,31 @@ def test_an_added_round_mixing_utc_offsets_and_local_times_is_named(cli, staging
         shutil.copy(staging / "rounds" / "1" / f"{t}.txt", d / f"{t}.txt")
     refused(cli("lab", "added-round", "--host", "localhost", staging), "rounds/4/host-localhost.json",
             "timings/metal/", "no UTC offset")
+
+
+@pytest.mark.parametrize("plan,words", [
+    ("[]", "expected a mapping"),
+    (json.dumps({"host": "localhost", "threshold-pct": {}, "remeasure": [
+        {"target": "metal", "round": 1, "job": "clock", "file": "../../../../../../etc/passwd"}]}), "remeasure/0/file"),
+    (json.dumps({"host": "localhost", "threshold-pct": "x", "remeasure": []}), "field threshold-pct"),
+])
+@pytest.mark.parametrize("command", [("merge-rounds",), ("disturbed", "--host", "localhost", "--again")])
+def test_a_remeasure_plan_of_the_wrong_shape_or_pointing_outside_is_named(cli, staging, plan, words, command):
+    d = staging / "remeasured" / "localhost"
+    d.mkdir(parents=True)
+    (d / "plan.json").write_text(plan)
+    refused(cli("lab", *command, staging), "plan.json", words)
+
+
+@pytest.mark.parametrize("name,text,words", [
+    ("rounds/failed-localhost.json", "[]", "expected a mapping"),
+    ("rounds/failed-localhost.json", '{"host": "localhost", "failed": {"metal": "oops"}}', "field failed/metal"),
+    ("rounds/isolation-localhost.json", '"x"', "expected a mapping"),
+    ("rounds/added-stop-localhost.json", "[1]", "expected a mapping"),
+    ("ab.json", '"main"', "expected a mapping"),
+    ("ab.json", '{"base-ref": ["main"]}', "field base-ref"),
+])
+def test_a_staging_record_of_the_wrong_shape_stops_the_merge_with_its_name(cli, staging, name, text, words):
+    (staging / name).write_text(text)
+    refused(cli("lab", "merge-rounds", staging), name.split("/")[-1], words)
+    assert not (staging / "rounds.json").exists()

@@ -35,7 +35,6 @@ the report can say how many of them are still beyond noise.
 
 import contextlib
 import datetime
-import json
 import math
 import random
 import re
@@ -183,7 +182,7 @@ def memcpy_min_size(names):
 def _so_far(staging_run, host, why, most, seconds, what):
     """(the host's round records, those added for `why`, the seconds they took, and the stop
     when no more are to be added: an A/B run, the most rounds, the time budget; else None)."""
-    if (staging_run / rounds.AB_FILE).is_file():
+    if (staging_run / rounds.AB_FILE).exists():
         return None, (), 0.0, _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds "
                                     "do not narrow")
     records = _host_records(staging_run, host)

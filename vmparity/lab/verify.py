@@ -15,7 +15,6 @@ Stored as `verdicts.json` in the verify run; the original run lists its
 verify runs in `verifications.json`.
 """
 
-import json
 import math
 from pathlib import Path
 

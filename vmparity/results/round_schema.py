@@ -81,3 +81,17 @@ ROUNDS = {
         }},
     },
 }
+
+# The other staging records the merge reads (lab/rounds.py's layout): every one a mapping of the
+# fields it uses, so that the merge meets no list or string where it looks up a field.
+FAILED = {  # rounds/failed-<host>.json: the targets that failed on a host, or the host itself
+    "type": "object",
+    "properties": {"host": PLAIN_NAME_SCHEMA, "failed": dict(_PER_TARGET, additionalProperties={"type": "object"}),
+                   "host-failed": {"type": ["object", "null"]}},
+}
+ISOLATION = {"type": "object", "properties": {"host": PLAIN_NAME_SCHEMA}}  # rounds/isolation-<host>.json
+ADDED_STOP = {  # rounds/added-stop-<host>.json
+    "type": "object",
+    "properties": {"host": PLAIN_NAME_SCHEMA, "goal-pct": _OPTIONAL_NUMBER, "why": {"type": ["string", "null"]}},
+}
+AB = ROUNDS["properties"]["ab"]  # ab.json of an A/B staging run, kept in rounds.json as `ab`
