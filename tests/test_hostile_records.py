@@ -321,3 +321,44 @@ def test_a_staging_record_of_the_wrong_shape_stops_the_merge_with_its_name(cli, 
     (staging / name).write_text(text)
     refused(cli("lab", "merge-rounds", staging), name.split("/")[-1], words)
     assert not (staging / "rounds.json").exists()
+
+
+def _json_mutated(tmp_path, run, name, mutate):
+    run_dir = _copy(tmp_path, run)
+    rec = json.loads((run_dir / name).read_text())
+    mutate(rec)
+    (run_dir / name).write_text(json.dumps(rec))
+    return run_dir
+
+
+@pytest.mark.parametrize("mutate,words", [
+    (lambda p: p.update(explanations="x"), "field explanations: expected a list"),
+    (lambda p: p.update(interventions=[1]), "field interventions/0: expected a mapping"),
+    (lambda p: p["interventions"][0].update(target="../../x"), "field interventions/0/target"),
+    (lambda p: p.update(jobs=[]), "field jobs: expected a mapping"),
+    (lambda p: p["explanations"][0].update(rows=[["only a name"]]), "explanations/0/rows/0"),
+])
+def test_a_verify_plan_of_the_wrong_shape_names_the_field(cli, tmp_path, mutate, words):
+    run = _json_mutated(tmp_path, VERIFY_RUN, "verify-plan.json", mutate)
+    refused(cli("lab", "verify", run), "verify-plan.json", words)
+
+
+@pytest.mark.parametrize("mutate,words", [
+    (lambda v: v.update(verdicts="x"), "field verdicts: expected a list"),
+    (lambda v: v.update(verdicts=[1]), "field verdicts/0: expected a mapping"),
+    (lambda v: v["verdicts"][0].update(share="0.5"), "field verdicts/0/share"),
+    (lambda v: v.update(bisection={}), "field bisection: expected a list"),
+    (lambda v: v.update(format="another"), "field format"),
+])
+def test_verdicts_of_the_wrong_shape_name_the_field(cli, tmp_path, mutate, words):
+    run = _json_mutated(tmp_path, VERIFY_RUN, "verdicts.json", mutate)
+    refused(cli("report", run, "--out", tmp_path / "out"), "verdicts.json", words)
+
+
+def test_every_committed_verify_plan_and_verdicts_have_the_shape():
+    from vmparity.lab import interventions, verify
+    plans = [p.parent for p in RUNS.glob("*/verify-plan.json")]
+    assert len(plans) > 10
+    assert all(interventions.read_plan(run)["interventions"] is not None for run in plans)
+    found = [verify.read_verdicts(run)[0] for run in RUNS.iterdir()]
+    assert sum(v is not None for v in found) > 10

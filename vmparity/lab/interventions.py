@@ -25,10 +25,10 @@ from ..query.names import job_of
 from ..results import inputs, jsonfile
 from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, host_suffix,
                                intervention_target, is_aa_control, is_lab_metal, matches)
-from . import bisect, checkout, schema_file, variants
+from . import bisect, checkout, schema_file, variants, verify_schema
 
 PLAN_FILE = "verify-plan.json"
-FORMAT = "vmparity-verify-plan/1"
+FORMAT = verify_schema.PLAN_FORMAT
 
 
 def run_explanations(run, results_dir=None, rules=None, alpha=0.05):
@@ -249,6 +249,7 @@ def read_plan(run_dir):
     plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})")
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:
         raise InputError(path, f"expected a verify plan with format {FORMAT}")
+    jsonfile.check_shape(path, plan, verify_schema.PLAN)
     return plan
 
 

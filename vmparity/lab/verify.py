@@ -24,13 +24,13 @@ from .. import stats, table
 from ..decide import verification
 from ..errors import InputError
 from ..results import inputs, jsonfile
-from ..results.targets import PLAIN_NAME_SCHEMA, TCG_GUEST, container_variant, guest_variant, host_suffix
+from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
 from ..stats import utest
-from . import interventions
+from . import interventions, verify_schema
 
 VERDICTS_FILE = "verdicts.json"
 LINKS_FILE = "verifications.json"
-VERDICTS_FORMAT = "vmparity-verify-verdicts/1"
+VERDICTS_FORMAT = verify_schema.VERDICTS_FORMAT
 
 
 def files(plan, chosen, directory, rounds=5):
@@ -206,27 +206,19 @@ def read_verdicts(run_dir):
     run_dir = Path(run_dir)
     own = run_dir / VERDICTS_FILE
     if own.exists():
-        return _json(own), run_dir.name
+        return _verdicts(own), run_dir.name
     links = run_dir / LINKS_FILE
     if links.exists():
         for link in reversed(_links(links)["verified-by"]):
             other = run_dir.parent / link["run"] / VERDICTS_FILE
             if other.exists():
-                return _json(other), link["run"]
+                return _verdicts(other), link["run"]
     return None, None
 
 
-def _json(path):
-    return jsonfile.read(path, "cannot read: {error}; expected JSON")
-
-
-# verifications.json: the verify runs of this run, each a sibling run directory by name (never a path).
-LINKS_SCHEMA = {
-    "type": "object", "required": ["verified-by"],
-    "properties": {"verified-by": {"type": "array", "items": {
-        "type": "object", "required": ["run"],
-        "properties": {"run": PLAIN_NAME_SCHEMA, "verdicts": {"type": "object"}}}}}}
+def _verdicts(path):
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.VERDICTS)
 
 
 def _links(path):
-    return jsonfile.read(path, "cannot read: {error}; expected JSON", LINKS_SCHEMA)
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.LINKS)

@@ -8,15 +8,14 @@ Only what readers rely on is fixed: the types of the fields they read, and names
 file names (a host, a target: results/targets.py). Fields a later lab adds are let through.
 """
 
-from .targets import NAME_MAX, PLAIN_NAME_SCHEMA, TARGET_NAME
+from .targets import PLAIN_NAME_SCHEMA, TARGET_NAME_SCHEMA
 
 SCHEMA = "vmparity-rounds/1"
 
 _NUMBER = {"type": "number"}
 _COUNT = {"type": "integer", "minimum": 0}
 _OPTIONAL_NUMBER = {"type": ["number", "null"]}
-_TARGET = {"type": "string", "pattern": "^" + TARGET_NAME.pattern.removesuffix(r"\Z") + "$", "maxLength": NAME_MAX,
-           "description": "a target's name (letters, digits, '.', '_', '+' or '-', and '~base' at the end)"}
+_TARGET = TARGET_NAME_SCHEMA
 # When a target ran, on the controller's clock as Ansible's command module gives it: without a UTC
 # offset, so that any two can be subtracted (an aware time and a naive one cannot).
 _TIME = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?$",

@@ -182,6 +182,10 @@ def base_side(target):
 
 # A target's name as a file name: PLAIN_NAME with '+', and `~base` at the end.
 TARGET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) + r")?\Z")
+# The same, as the JSON Schema of a target's name that a record holds (rounds.json, a verify plan).
+TARGET_NAME_SCHEMA = {"type": "string", "pattern": "^" + TARGET_NAME.pattern.removesuffix(r"\Z") + "$",
+                      "maxLength": NAME_MAX, "description": "a target's name (letters, digits, '.', '_', '+' or "
+                                                            "'-', and '~base' at the end)"}
 
 
 def is_target_name(name):
