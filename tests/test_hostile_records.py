@@ -362,3 +362,17 @@ def test_every_committed_verify_plan_and_verdicts_have_the_shape():
     assert all(interventions.read_plan(run)["interventions"] is not None for run in plans)
     found = [verify.read_verdicts(run)[0] for run in RUNS.iterdir()]
     assert sum(v is not None for v in found) > 10
+
+
+def test_an_effect_that_would_make_a_value_infinite_is_blamed_on_the_option(cli, tmp_path):
+    run = _copy(tmp_path, LAB_RUN)
+    refused(cli("power", run, "--effects", "1e308,-99.9999999", "--rows", "2", "--trials", "1"),
+            "--effects", "beyond a finite number")
+
+
+def test_power_copies_a_run_without_its_fifos_and_devices(cli, tmp_path):
+    run = _copy(tmp_path, LAB_RUN)
+    os.mkfifo(run / "notes")
+    os.symlink("/dev/zero", run / "zero")
+    r = cli("power", run, "--effects", "20", "--rows", "2", "--trials", "1")
+    assert r.code == 0, r

@@ -62,7 +62,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     tmp = Path(tempfile.mkdtemp(prefix=f".ingest-{run_id}-", dir=runs))
     try:
         if fill_in:  # start from the stored run: its finished targets stay exactly as they are
-            shutil.copytree(final, tmp, dirs_exist_ok=True)
+            shutil.copytree(final, tmp, dirs_exist_ok=True, ignore=bounded.not_regular)  # never a FIFO
         for rf in parsed:
             shutil.copyfile(rf.path, tmp / f"{rf.target}.txt")  # verbatim: benchstat reads it as is
             with open(tmp / f"{rf.target}.env.json", "w", encoding="utf-8") as fh:

@@ -47,7 +47,7 @@ from ..decide import explain
 from ..decide.figures import beyond_rows, row_mdes
 from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
-from ..results import inputs, jsonfile, round_record
+from ..results import bounded, inputs, jsonfile, round_record
 from ..results.targets import TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
 from . import disturbed, rounds
 
@@ -239,7 +239,7 @@ def _merged_table(staging_run, host, records, alpha):
                     shutil.copy2(src / f"{t}.txt", dst)
         plans = staging_run / disturbed.PLAN_DIR / host
         if plans.is_dir():
-            shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host)
+            shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host, ignore=bounded.not_regular)
         rounds.merge(scratch)
         loaded = inputs.load(scratch)
         yield table.build([loaded], by="target", alpha=alpha), {rf.target: rf.config.get("target-kind")

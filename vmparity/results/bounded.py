@@ -52,3 +52,19 @@ def read_text(path, limit=MAX_RECORD_BYTES, what="a record of the lab"):
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start}): expected {what}") from None
+
+
+def not_regular(directory, names):
+    """shutil.copytree's `ignore`: the names in directory that are neither a regular file nor a
+    directory (after symlinks), or cannot be looked at. Copying a run copies its records, never
+    a FIFO (the copy would wait for a writer for ever) or a device (/dev/zero never ends)."""
+    skip = []
+    for name in names:
+        try:
+            mode = os.stat(os.path.join(directory, name)).st_mode
+        except OSError:
+            skip.append(name)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            skip.append(name)
+    return skip
