@@ -73,13 +73,25 @@ def per_target(ab):
         rules = ", ".join(dict.fromkeys(md_code(e.rule["id"], in_table=True) for e in p.result.explanations)) or "—"
         lines.append(f"| {md_code(p.target, in_table=True)} | {md_text(p.kind)} | {f.worse} | {f.better} | {f.within} "
                      f"| {rules} | {f.unexplained} | {fmt.mde_time_clocks(p.mde, p.mde_clocks)} |")
-    out = "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n" + different_rows(ab)
     if ab.head_only:
         out += no_base(ab)
     out += not_measured(ab)
     if ab.base_only:
         out += f"\nBASE side without HEAD (not compared): {', '.join(md_code(t) for t in ab.base_only)}.\n"
     return out
+
+
+def different_rows(ab):
+    """The pairs whose two sides hold different benchmarks: named, never shown as the code's changes."""
+    odd = [p for p in ab.pairs if getattr(p, "base_only_rows", 0) or getattr(p, "head_only_rows", 0)]
+    if not odd:
+        return ""
+    parts = [f"{md_code(p.target)}: {p.base_only_rows} row(s) only on BASE, {p.head_only_rows} only on HEAD, "
+             f"{p.common_rows} on both" for p in odd]
+    return ("\n**The two sides hold different benchmarks** (those rows are not compared, and not counted as the "
+            f"code's): {'; '.join(parts)}. A benchmark the change added or removed shows so; a side from another "
+            "suite or another run does too, and then this is no A/B run of it.\n")
 
 
 def no_base(ab):
