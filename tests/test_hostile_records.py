@@ -404,3 +404,16 @@ def test_the_gate_fails_a_target_whose_sides_share_no_benchmark(cli, tmp_path):
     assert r.code == 1, r
     assert "container-quota share no benchmark" in r.err
     assert cli("pr-comment", "--ab", _copy(tmp_path / "clean", AB_RUN), "--fail-on-regression", "50").code == 0
+
+
+def test_a_manifest_that_is_not_its_sides_build_is_named_and_no_row_is_taken_for_the_same_binary(cli, tmp_path):
+    run = _copy(tmp_path, AB_RUN)
+    clean = cli("pr-comment", "--ab", run)
+    assert "**Same binaries:**" in clean.out and "disagree" not in clean.out
+    manifest = run / "MANIFEST~base.sha256"
+    text = manifest.read_text()
+    manifest.write_text(("0" if text[0] != "0" else "1") + text[1:])  # one digest changed: another build
+    r = cli("pr-comment", "--ab", run)
+    assert r.code == 0, r
+    assert "**Manifests disagree with the results:** `MANIFEST~base.sha256`" in r.out
+    assert "**Same binaries:**" not in r.out and "same binary: noise" not in r.out

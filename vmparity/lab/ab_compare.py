@@ -81,6 +81,8 @@ class AB:
     # programs BASE and HEAD ran byte-identical, the runner included (results/manifest.py): their rows
     # can move only by the run's noise, so those beyond it are the run's own false alarms
     same_programs: frozenset = frozenset()
+    # the manifests that are not the build their side ran (manifest.disagreeing): then no program is the same
+    manifests_disagree: list = field(default_factory=list)
 
     def same_binary_rows(self):
         """(rows beyond noise, rows) over the pairs' rows whose program both sides ran byte-identical."""
@@ -119,7 +121,9 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
     first = next(iter(bases.values()))
     ab = AB(loaded.label, record.get("base-ref") or first.config.get("ab-base-ref", "?"),
             record.get("base-commit") or first.config.get("commit", "?"), list(models.values()),
-            same_programs=manifest.same_programs(loaded.path))
+            manifests_disagree=manifest.disagreeing(loaded.path, heads.files, list(bases.values())))
+    if not ab.manifests_disagree:  # a manifest of another build says nothing of which bytes this run ran
+        ab.same_programs = manifest.same_programs(loaded.path)
     by_target = {rf.target: rf for rf in heads.files}
     for metal in models:
         aa_rf = by_target.get(aa_control_of(metal))

@@ -31,7 +31,16 @@ def noise(ab):
 
 
 def same_binary(ab):
-    """The programs BASE and HEAD ran byte-identical: their rows are a same-code control inside the run."""
+    """The programs BASE and HEAD ran byte-identical: their rows are a same-code control inside the run;
+    or why no row could be taken for the same binary's: a manifest that is not its side's build."""
+    wrong = getattr(ab, "manifests_disagree", None) or []
+    if wrong:
+        said = "; ".join(f"{md_code(name)} has sha256 {md_code(digest[:12])}, its side's files record "
+                         f"`binary-sha256` {', '.join(md_code(r[:12]) for r in recorded)}"
+                         for name, digest, recorded in wrong)
+        return (f"\n**Manifests disagree with the results:** {said}. A manifest that is not the build its side ran "
+                "says nothing of which programs BASE and HEAD ran alike, so no row is taken for the same binary's: "
+                "every row is decided as the code's.\n")
     programs = sorted(getattr(ab, "same_programs", ()) or ())
     if not programs or not ab.pairs:
         return ""

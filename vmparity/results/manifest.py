@@ -4,6 +4,7 @@ an A/B run reads which programs BASE and HEAD ran byte for byte alike (lab/ab_co
 Both read a manifest here, bounded (bounded.py): a FIFO in its place would hang the reader and
 /dev/zero fill its memory."""
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -39,6 +40,23 @@ def digests(text):
         if LINE.match(line):
             digest, name = line[:64], line[66:]
             out[name] = digest
+    return out
+
+
+def disagreeing(run_dir, head_files, base_files):
+    """[(manifest name, its sha256, the other binary-sha256 its side's files record)] for each of an
+    A/B run's manifests that is not the build its side ran: benchrun records as `binary-sha256` the
+    sha256 of the manifest it ran from (commands/ingest.py checks it), so a manifest whose sha256 is
+    not that lists other binaries, and no row can be taken for the same binary's by it."""
+    out = []
+    for name, files in ((NAME, head_files), (BASE_NAME, base_files)):
+        path = Path(run_dir) / name
+        if not path.exists():
+            continue
+        digest = hashlib.sha256(read(path).encode("utf-8")).hexdigest()
+        recorded = sorted({rf.config.get("binary-sha256") for rf in files} - {None, digest})
+        if recorded:
+            out.append((name, digest, recorded))
     return out
 
 
