@@ -417,3 +417,16 @@ def test_a_manifest_that_is_not_its_sides_build_is_named_and_no_row_is_taken_for
     assert r.code == 0, r
     assert "**Manifests disagree with the results:** `MANIFEST~base.sha256`" in r.out
     assert "**Same binaries:**" not in r.out and "same binary: noise" not in r.out
+
+
+@pytest.mark.parametrize("make,words", [
+    (_fifo, "expected a regular file"),
+    (_dev_zero, "expected a regular file"),
+    (lambda p: p.write_text(BILLION_LAUGHS), "expand to more than"),
+    (lambda p: p.write_text("- " + "[" * 10_000 + "]" * 10_000 + "\n"), "nested deeper than"),
+])
+def test_a_rules_file_that_would_hang_or_blow_up_is_refused(cli, tmp_path, make, words):
+    run = _copy(tmp_path, LAB_RUN)
+    rules = tmp_path / "rules.yaml"
+    make(rules)
+    refused(cli("explain", run / "metal.txt", run / "guest-nosmt.txt", "--rules", rules), "rules.yaml", words)

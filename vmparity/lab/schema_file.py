@@ -19,16 +19,7 @@ import referencing.jsonschema
 import yaml
 
 from ..errors import InputError
-from ..results import bounded
-
-# A data file of the lab is a few kilobytes; anything this large is a mistake.
-MAX_BYTES = 1024 * 1024
-# YAML's aliases repeat a subtree without repeating its text: 372 bytes of anchors nested nine
-# deep stand for a billion items, and every reader that walks the data (the line index below,
-# the schema's validator, the roles) walks them all. The variants files hold a few hundred
-# items and nest five deep, so a file is refused beyond these bounds, before anything walks it.
-MAX_ITEMS = 20_000  # keys, values and list items, with every alias expanded
-MAX_DEPTH = 64  # composing a node is recursive: ten thousand `[` would end it in a RecursionError
+from ..results import yamlfile
 
 STRING_TAG = "tag:yaml.org,2002:str"
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
@@ -53,7 +44,7 @@ class Document:
 
 
 def _read_bounded(path):
-    return bounded.read_text(path, MAX_BYTES, "a data file of the lab")
+    return yamlfile.read_text(path, "a data file of the lab")
 
 
 def _node_lines(node, where, lines, odd_keys):
@@ -72,48 +63,13 @@ def _node_lines(node, where, lines, odd_keys):
             _node_lines(item, where + (i,), lines, odd_keys)
 
 
-def _check_depth(path, text):
-    """InputError at the first collection nested deeper than MAX_DEPTH (the event stream is
-    read without recursion, so the check itself cannot fail that way)."""
-    depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise InputError(path, f"nested deeper than {MAX_DEPTH} levels: expected a data file of the lab",
-                                 event.start_mark.line + 1)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-
-
-def _check_expanded_size(path, root):
-    """InputError when the document, its aliases expanded, holds more than MAX_ITEMS items.
-    Each node's expanded size is counted once (a shared node is one object), so the count
-    costs the size of the text, not of what it stands for."""
-    sizes = {}
-
-    def size(node):
-        if id(node) not in sizes:
-            children = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
-                        else node.value if isinstance(node, yaml.SequenceNode) else ())
-            sizes[id(node)] = min(1 + sum(size(c) for c in children), MAX_ITEMS + 1)
-        return sizes[id(node)]
-
-    if size(root) > MAX_ITEMS:
-        raise InputError(path, f"its aliases (*name) expand to more than {MAX_ITEMS} items: expected a data "
-                               "file of the lab (write the repeated part out, or fewer aliases)")
-
-
 def read(path):
     """The file as a Document; InputError on an unreadable file, bad YAML, or YAML beyond the
-    bounds of a data file (MAX_DEPTH, MAX_ITEMS)."""
+    bounds of a data file (results/yamlfile.py)."""
     path = Path(path)
     text = _read_bounded(path)
     try:
-        _check_depth(path, text)
-        node = yaml.compose(text)
-        if node is not None:
-            _check_expanded_size(path, node)
+        node = yamlfile.compose(text, path)
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
