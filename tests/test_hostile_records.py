@@ -430,3 +430,9 @@ def test_a_rules_file_that_would_hang_or_blow_up_is_refused(cli, tmp_path, make,
     rules = tmp_path / "rules.yaml"
     make(rules)
     refused(cli("explain", run / "metal.txt", run / "guest-nosmt.txt", "--rules", rules), "rules.yaml", words)
+
+
+@pytest.mark.parametrize("case", ["fifo", "dev-zero"])
+def test_a_round_file_that_is_no_file_stops_the_merge_with_its_name(cli, staging, case):
+    NOT_A_RECORD[case][0](staging / "rounds" / "2" / "metal.txt")
+    refused(cli("lab", "merge-rounds", staging), "rounds/2/metal.txt", "expected a regular file")

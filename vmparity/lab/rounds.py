@@ -31,7 +31,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.targets import head_of
-from ..results import jsonfile, round_record, round_schema, throttled_jobs
+from ..results import bounded, jsonfile, round_record, round_schema, throttled_jobs
+from ..results.file import max_file_bytes
 from . import disturbed
 
 SCHEMA = round_record.SCHEMA
@@ -103,10 +104,8 @@ def schedule(targets, rounds, seed, limits=None):
 
 
 def _read(path):
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, f"cannot read round file: {e}") from None
+    """A round's result file, bounded as every result file is (a FIFO there is refused, not waited on)."""
+    return bounded.read_text(path, max_file_bytes(), "a round file of the bench role")
 
 
 def _split(path, text=None):
