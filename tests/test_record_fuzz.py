@@ -107,3 +107,33 @@ def test_report_on_fuzzed_verdicts_ends_in_exit_0_or_2(tmp_path, data):
     value = _mutated(data.draw, json.loads((VERIFY_RUN / "verdicts.json").read_text()))
     run = _run_with(tmp_path, VERIFY_RUN, "verdicts.json", value)
     _cli("report", run, "--out", tmp_path / "out")
+
+
+def _staging(tmp_path, host_record):
+    """A staging run of one host, three rounds of metal and its A/A pass; round 2's record is host_record."""
+    run = tmp_path / "stage"
+    if run.exists():
+        shutil.rmtree(run)
+    for k in (1, 2, 3):
+        d = run / "rounds" / str(k)
+        d.mkdir(parents=True)
+        rec = {"host": "localhost", "round": k, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {},
+               "timings": {"metal": {"start": "2026-11-28 08:00:00", "end": "2026-11-28 08:00:09.5"}}}
+        (d / "host-localhost.json").write_text(json.dumps(host_record if k == 2 else rec))
+        for t in ("metal", "metal-aa"):
+            shutil.copy(LAB_RUN / f"{t}.txt", d / f"{t}.txt")
+    return run
+
+
+STAGED_ROUND = {"host": "localhost", "round": 2, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {},
+                "timings": {"metal": {"start": "2026-11-28 08:00:00", "end": "2026-11-28 08:00:09.5"}},
+                "added": {"reason": "wide", "goal-pct": 3.0, "jobs": ["clock"], "benchmarks": []}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_lab_steps_on_a_fuzzed_staging_round_record_end_in_exit_0_or_2(tmp_path, data):
+    run = _staging(tmp_path, _mutated(data.draw, STAGED_ROUND))
+    _cli("lab", "disturbed", "--host", "localhost", run)
+    _cli("lab", "added-round", "--host", "localhost", run)
+    _cli("lab", "merge-rounds", run)
