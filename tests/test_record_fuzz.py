@@ -137,3 +137,11 @@ def test_the_lab_steps_on_a_fuzzed_staging_round_record_end_in_exit_0_or_2(tmp_p
     _cli("lab", "disturbed", "--host", "localhost", run)
     _cli("lab", "added-round", "--host", "localhost", run)
     _cli("lab", "merge-rounds", run)
+
+
+@READERS  # refused or derived in a fraction of a second: as many examples as a reader gets
+@given(data=st.data())
+def test_lab_verify_on_a_fuzzed_verify_plan_ends_in_exit_0_or_2(tmp_path, data):
+    value = _mutated(data.draw, json.loads((VERIFY_RUN / "verify-plan.json").read_text()))
+    run = _run_with(tmp_path, VERIFY_RUN, "verify-plan.json", value)
+    _cli("--results-dir", tmp_path, "lab", "verify", run, "--write", tmp_path / "derived")

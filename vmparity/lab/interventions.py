@@ -250,6 +250,10 @@ def read_plan(run_dir):
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:
         raise InputError(path, f"expected a verify plan with format {FORMAT}")
     jsonfile.check_shape(path, plan, verify_schema.PLAN)
+    for i, item in enumerate(plan["interventions"]):  # what the schema cannot say: the jobs of every target fixed
+        if item["of"] not in plan["jobs"]:
+            raise InputError(path, f"field interventions/{i}/of: {item['of']!r} has no entry in `jobs`: expected "
+                                   "the benchrun jobs of every target an intervention fixes")
     return plan
 
 

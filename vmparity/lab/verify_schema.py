@@ -14,12 +14,15 @@ _TEXT = {"type": "string"}
 _TEXTS = {"type": "array", "items": _TEXT}
 _OPTIONAL_TEXT = {"type": ["string", "null"]}
 _OPTIONAL_NUMBER = {"type": ["number", "null"]}
+_CHANGE = {"type": "object", "required": ["field", "from", "to"], "properties": {"field": _TEXT},
+           "description": "a change as {field, from, to}"}
 _ROW = {"type": "array", "items": _TEXT, "minItems": 2, "maxItems": 2,
         "description": "a row as [benchmark, unit]"}
 
 PLAN = {
     "type": "object",
-    "required": ["format", "run", "reference", "explanations", "interventions"],
+    "required": ["format", "run", "reference", "explanations", "interventions", "original-variants",
+                 "variant-defaults", "jobs"],
     "properties": {
         "format": {"const": PLAN_FORMAT},
         "run": PLAIN_NAME_SCHEMA,
@@ -35,11 +38,16 @@ PLAN = {
             "properties": {"target": TARGET_NAME_SCHEMA, "of": TARGET_NAME_SCHEMA, "kind": _TEXT,
                            "intervention": _TEXT, "target-kind": _TEXT, "rules": _TEXTS,
                            "env": {"type": "object", "additionalProperties": _TEXT},
-                           "changes": {"type": "array", "items": {"type": "object"}},
-                           "variant": _TEXT, "variant-fields": {"type": "object"}}}},
-        "original-variants": {"type": "object", "additionalProperties": {
+                           "changes": {"type": "array", "items": _CHANGE},
+                           "variant": _TEXT, "variant-fields": {"type": "object"}},
+            # a guest's or container's fix is a derived variant, an env fix its variables
+            "allOf": [{"if": {"properties": {"kind": {"enum": ["guest", "container"]}}},
+                       "then": {"required": ["variant", "variant-fields"]}},
+                      {"if": {"properties": {"kind": {"const": "env"}}}, "then": {"required": ["env"]}}]}},
+        "original-variants": {"type": "object", "required": ["guests", "containers"], "additionalProperties": {
             "type": "object", "additionalProperties": {"type": ["object", "null"]}}},
-        "variant-defaults": {"type": "object", "additionalProperties": {"type": "object"}},
+        "variant-defaults": {"type": "object", "required": ["guests", "containers"],
+                             "additionalProperties": {"type": "object"}},
         "jobs": {"type": "object", "additionalProperties": _TEXTS},
         "bisect": {"type": "object"},
     },
@@ -58,9 +66,17 @@ VERDICTS = {
             "properties": {"target": TARGET_NAME_SCHEMA, "rule": _TEXT, "title": _TEXT, "intervention": _OPTIONAL_TEXT,
                            "verdict": _TEXT, "share": _OPTIONAL_NUMBER, "rows": {"type": "integer"},
                            "moved": {"type": "integer"}, "closed": {"type": "integer"}, "reason": _TEXT,
-                           "changes": {"type": "array"}, "numbers": {"type": "array"}, "carried-by": _TEXT,
-                           "carried-share": _OPTIONAL_NUMBER}}},
-        "bisection": {"type": "array", "items": {"type": "object"}},
+                           "changes": {"type": "array", "items": _CHANGE}, "numbers": {"type": "array", "items": {
+                               "type": "object", "required": ["name", "unit", "before-pct", "after-pct"],
+                               "properties": {"name": _TEXT, "unit": _TEXT, "before-pct": _OPTIONAL_NUMBER,
+                                              "after-pct": _OPTIONAL_NUMBER}}},
+                           "carried-by": _TEXT, "carried-share": _OPTIONAL_NUMBER}}},
+        "bisection": {"type": "array", "items": {
+            "type": "object", "required": ["target", "steps"],
+            "properties": {"target": TARGET_NAME_SCHEMA, "attributed-to": _OPTIONAL_TEXT,
+                           "steps": {"type": "object", "additionalProperties": {
+                               "type": "object", "required": ["verdict"],
+                               "properties": {"verdict": _TEXT, "share": _OPTIONAL_NUMBER}}}}}},
         "seconds": {"type": "number"},
     },
 }
