@@ -2,11 +2,15 @@
 results/manifest.py): beyond noise they are the run's own false alarms, not the code's, so
 they stay out of the code's rows and of the regression gate, and the comment counts them."""
 
+import hashlib
+import re
+
 import resultgen as g
 from vmparity.decide import gate
 from vmparity.lab import ab_compare
 from vmparity.render import ab_md
 from vmparity.results import inputs, manifest
+from vmparity.results.targets import BASE_SIDE
 
 TARGET = "container-nolimit"
 # a 10 % shift of HEAD's clock rows, which a run whose clock binary did not change can only owe to the host
@@ -19,10 +23,15 @@ def _digest(program, side=""):
 
 
 def _manifests(run, changed=()):
-    """MANIFEST.sha256 (HEAD) and MANIFEST~base.sha256 (BASE): `changed` programs differ."""
+    """MANIFEST.sha256 (HEAD) and MANIFEST~base.sha256 (BASE): `changed` programs differ. Each side's
+    files record the sha256 of their manifest as `binary-sha256`, as benchrun's do (manifest.disagreeing)."""
     for name, side in ((manifest.NAME, "head"), (manifest.BASE_NAME, "base")):
-        (run / name).write_text("".join(f"{_digest(p, side if p in changed else '')}  {p}\n" for p in PROGRAMS),
-                                encoding="utf-8")
+        text = "".join(f"{_digest(p, side if p in changed else '')}  {p}\n" for p in PROGRAMS)
+        (run / name).write_text(text, encoding="utf-8")
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        for f in run.glob("*.txt"):
+            if f.stem.endswith(BASE_SIDE) == (side == "base"):
+                f.write_text(re.sub(r"(?m)^binary-sha256: .*$", f"binary-sha256: {digest}", f.read_text()))
     return run
 
 
@@ -80,3 +89,12 @@ def test_a_run_without_both_manifests_compares_as_before(tmp_path):
 def test_manifest_lines_in_text_and_binary_mode():
     text = f"{_digest('a')}  clock\n{_digest('b')} *memcpy-static\nnot a line\n"
     assert manifest.digests(text) == {"clock": _digest("a"), "memcpy-static": _digest("b")}
+
+
+def test_a_manifest_that_is_not_its_sides_build_takes_no_row_for_the_same_binary(tmp_path):
+    run = _manifests(g.ab_run(tmp_path / "r-ab-quick", seed=3, **SHIFTED), changed=("snowflake",))
+    (run / manifest.BASE_NAME).write_text((run / manifest.BASE_NAME).read_text().replace("  clock", "  clock2"))
+    ab, p = _pair(run)
+    assert ab.same_programs == frozenset() and [m[0] for m in ab.manifests_disagree] == [manifest.BASE_NAME]
+    assert len(p.result.unexplained) == 5 and p.result.same_binary == []
+    assert "Manifests disagree" in ab_md.noise(ab)

@@ -5,7 +5,9 @@ import sqlite3
 
 import historygen as hg
 import numpy as np
+import pytest
 
+from vmparity import history
 from vmparity.history import index, tracks
 
 
@@ -108,3 +110,48 @@ def test_a_track_is_keyed_by_the_machine_identity_where_files_record_one():
     # a container's own host name changes every run; its run's metal decides
     metals = {"metal": series_host(same_name[0])}
     assert lab_host("container-nolimit", metals) == series_host(same_name[0])
+
+
+def _history(cli, runs):
+    return cli("--results-dir", runs.parent, "history")
+
+
+@pytest.mark.parametrize("corruption", [
+    "UPDATE tracks SET median = x'000102'",  # not whole float64s
+    "UPDATE tracks SET n = x'0100000000000000'",  # one run's count for three runs
+    "UPDATE tracks SET run_ids = x'ff'",  # not UTF-8
+    "UPDATE files SET head = 'not json'",
+    "UPDATE files SET config = '{'",
+    "UPDATE files SET head = '[\"a\"]'",  # JSON, of another shape
+])
+def test_an_index_that_is_well_formed_but_does_not_decode_is_built_again_with_a_warning(cli, tmp_path, corruption):
+    """The index is only a cache: a row that does not decode is no reason to stop, nor to trust it."""
+    plan, runs = write(tmp_path)
+    clean = _history(cli, runs)
+    assert clean.code == 0, clean
+    _corrupt(runs.parent / ".index.sqlite", corruption)
+    r = _history(cli, runs)
+    assert r.code == 0, r
+    assert "does not decode" in r.err and "built it again" in r.err, r.err
+    assert r.out == clean.out
+    assert _history(cli, runs).err == ""  # built again for good: the next command reads it quietly
+
+
+def test_an_index_in_the_cache_directory_that_does_not_decode_is_built_again(tmp_path):
+    """Where results/ cannot be written the index lives in the user's cache directory (index.refreshed):
+    the same holds there."""
+    plan, runs = write(tmp_path)
+    path = tmp_path / "cache" / "vmparity" / "index.sqlite"
+    before = [list(t.median) for t in history.load(runs, index_path=path).tracks]
+    _corrupt(path, "UPDATE tracks SET median = x'000102'")
+    warned = []
+    after = [list(t.median) for t in history.load(runs, index_path=path, warn=warned.append).tracks]
+    assert len(before) == 2 and after == before
+    assert len(warned) == 1 and str(path) in warned[0], warned
+
+
+def _corrupt(path, statement):
+    db = sqlite3.connect(path)
+    db.execute(statement)
+    db.commit()
+    db.close()

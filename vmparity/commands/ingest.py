@@ -9,52 +9,42 @@ touches a run already stored (unless --force, which swaps it atomically).
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from ..results import inputs, manifest as binaries, round_record
+from ..results import bounded, inputs, jsonfile, manifest as binaries, round_record
 from ..lab import rounds
 from ..errors import InputError
 from ..results.check import check
 from ..render.escape import terminal
 from ..results.file import parse_file
-from ..results.targets import BASE_SIDE, is_base_side
-
-SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-# A target may also be an A/B run's BASE side, `<target>~base` (results/targets.py), and carry '+':
-# the intervention targets of `vmparity lab verify` (guest-hpet-clock+clocksource-tsc).
-SAFE_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) + r")?\Z")
-# A run id names a directory and, while it is assembled, a sibling
-# `.ingest-<id>-` plus mkdtemp's eight random characters; a target names
-# `<target>.env.json`: all must fit the usual 255-byte file name limit.
-RUN_ID_MAX = 200
+from ..results.targets import BASE_SIDE, NAME_MAX, PLAIN_NAME, is_base_side, is_target_name
 
 
 def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, rounds_record=None, fill_in=False,
         base_manifest=None):
-    if not SAFE_NAME.match(run_id):
+    if not PLAIN_NAME.match(run_id):
         raise InputError("--run-id", f"{run_id!r}: expected letters, digits, '.', '_' or '-' (a directory name)")
-    if len(run_id) > RUN_ID_MAX:
-        raise InputError("--run-id", f"{len(run_id)} characters: expected at most {RUN_ID_MAX} (it names a directory)")
+    if len(run_id) > NAME_MAX:
+        raise InputError("--run-id", f"{len(run_id)} characters: expected at most {NAME_MAX} (it names a directory)")
     if not files:
         raise InputError("ingest", "expected at least one result file")
     parsed = []
     for f in files:
         rf = check(parse_file(f))
-        if not SAFE_TARGET.match(rf.target) or len(rf.target) > RUN_ID_MAX:
+        if not is_target_name(rf.target):
             raise InputError(f, f"target {rf.target[:80]!r} cannot name a file; expected letters, digits, '.', '_', "
                                 f"'+' or '-' (and {BASE_SIDE!r} at the end for an A/B run's BASE side), "
-                                f"at most {RUN_ID_MAX} characters", rf.config_lines.get("target"))
+                                f"at most {NAME_MAX} characters", rf.config_lines.get("target"))
         if rf.config.get("run-id") != run_id:
             err.write(f"vmparity: warning: {f}: header says run-id {rf.config.get('run-id')!r}, storing it under {run_id!r}\n")
         parsed.append(rf)
     inputs.check_unique_targets(parsed)
-    manifest_text = _read_manifest(manifest) if manifest else None
+    manifest_text = binaries.read(manifest) if manifest else None
     rounds_text = _read_rounds(rounds_record) if rounds_record else None
     # An A/B run holds two builds: the BASE sides are checked against BASE's manifest.
-    base_text = _read_manifest(base_manifest) if base_manifest else None
+    base_text = binaries.read(base_manifest) if base_manifest else None
     bases = [rf for rf in parsed if is_base_side(rf.target)]
     if bases and manifest_text is not None and base_text is None:
         raise InputError(bases[0].path, "an A/B run's BASE side: expected --base-manifest with BASE's MANIFEST.sha256")
@@ -72,7 +62,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     tmp = Path(tempfile.mkdtemp(prefix=f".ingest-{run_id}-", dir=runs))
     try:
         if fill_in:  # start from the stored run: its finished targets stay exactly as they are
-            shutil.copytree(final, tmp, dirs_exist_ok=True)
+            shutil.copytree(final, tmp, dirs_exist_ok=True, ignore=bounded.not_regular)  # never a FIFO
         for rf in parsed:
             shutil.copyfile(rf.path, tmp / f"{rf.target}.txt")  # verbatim: benchstat reads it as is
             with open(tmp / f"{rf.target}.env.json", "w", encoding="utf-8") as fh:
@@ -152,28 +142,7 @@ def _swap_in(tmp, final):
 
 def _read_rounds(path):
     """The lab's record of the rounds (vmparity.lab.rounds), checked before anything is stored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        rec = json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise InputError(path, f"cannot read the rounds record: {e}") from None
-    if not isinstance(rec, dict) or rec.get("schema") != rounds.SCHEMA:
-        raise InputError(path, f"expected a rounds record with schema {rounds.SCHEMA!r}")
+    text = bounded.read_text(path, what="the rounds record of the lab (rounds.json)")
+    round_record.check(path, jsonfile.read(path, "cannot read the rounds record: {error}"))
     return text
 
-
-def _read_manifest(path):
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(path, f"cannot read manifest: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, f"manifest is not UTF-8 text ({e.reason} at byte {e.start}); "
-                               "expected `sha256sum` lines `<64 hex>  <file>`") from None
-    lines = text.splitlines()
-    if not lines:
-        raise InputError(path, "empty manifest: expected `sha256sum` lines `<64 hex>  <file>`")
-    for i, line in enumerate(lines, 1):
-        if not binaries.LINE.match(line):
-            raise InputError(path, f"expected a `sha256sum` line `<64 hex>  <file>`, got {line[:60]!r}", i)
-    return text

@@ -204,4 +204,10 @@ def run_ab(run_arg, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
                                       "`make lab-ab BASE=<ref>`; two stored runs are compared with "
                                       "`vmparity pr-comment BASE HEAD`")
     out.write(render_ab(ab, full_report or DEFAULT_FULL_REPORT))
-    return max([gate(p.table, fail_on_regression, err) for p in ab.pairs], default=0)
+    status = max([gate(p.table, fail_on_regression, err) for p in ab.pairs], default=0)
+    blind = [p.target for p in ab.pairs if p.no_common_rows]
+    if fail_on_regression is not None and blind:  # a gate passes only what it compared
+        err.write(terminal(f"vmparity: the BASE and HEAD sides of {', '.join(blind)} share no benchmark: nothing "
+                           "of it was compared, so the gate cannot pass it") + "\n")
+        status = 1
+    return status

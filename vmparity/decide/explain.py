@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 
 import jinja2
 import jinja2.sandbox
@@ -18,7 +17,7 @@ import yaml
 
 from ..errors import InputError
 from ..query.names import family, job_of, param_number, split_name
-from ..results import throttled_jobs
+from ..results import throttled_jobs, yamlfile
 from . import intervention
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
@@ -79,15 +78,10 @@ def load_rules(path=None):
         text = resources.files("vmparity.decide").joinpath("rules.yaml").read_text(encoding="utf-8")
         where = "vmparity/decide/rules.yaml"
     else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise InputError(path, f"cannot read rules: {e.strerror}") from None
-        except UnicodeDecodeError as e:
-            raise InputError(path, f"rules are not UTF-8 text ({e.reason} at byte {e.start}); expected a YAML file") from None
+        text = yamlfile.read_text(path, "a YAML file of rules")  # a FIFO or /dev/zero is refused, not read
         where = str(path)
     try:
-        rules = yaml.safe_load(text)
+        rules = yamlfile.safe_load(text, where)  # and a bomb of aliases before the checks walk it
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]

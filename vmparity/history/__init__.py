@@ -10,7 +10,7 @@ render.py (its rows formatted by columns.py), plot.py and explain_change.py
 present them.
 """
 
-from . import changepoints, index, tracks
+from . import changepoints, index, packed, tracks
 
 
 def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_path=None):
@@ -18,6 +18,12 @@ def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_pat
     (tracks.History)."""
     ix = index.refreshed(runs_dir, index_path, warn)
     try:
-        return tracks.load(ix, filter_text, until, only)
+        try:
+            return tracks.load(ix, filter_text, until, only)
+        except packed.Corrupt as e:  # the index is only a cache: the files are the truth
+            if warn is not None:
+                warn(f"the history index {ix.path} does not decode ({e}); built it again from the runs")
+            ix = ix.rebuilt(warn)
+            return tracks.load(ix, filter_text, until, only)
     finally:
         ix.close()

@@ -24,7 +24,6 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -64,12 +63,7 @@ class FileInfo:
     target: str
     host: str
     head: dict  # head_keys() -> value ("" where the header has none)
-    config_json: str
-
-    @cached_property
-    def config(self):
-        """The whole header; parsed when asked for (a history of every file needs only its head)."""
-        return json.loads(self.config_json)
+    config: dict  # the whole header
 
 
 def head_keys():
@@ -308,10 +302,36 @@ class Index:
                             (*key, *runs.to_row()))
 
     def files(self):
-        """{(run_id, target): FileInfo} of every indexed result file."""
+        """{(run_id, target): FileInfo} of every indexed result file; packed.Corrupt when a stored
+        header does not decode (the whole header is decoded here, not when a reader first asks for
+        it: a cache that fails must fail while history.load can still build it again)."""
         keys = head_keys()
-        return {(r, t): FileInfo(r, t, h, dict(zip(keys, json.loads(head))), c)
-                for r, t, h, head, c in self.db.execute("SELECT run_id, target, host, head, config FROM files")}
+        out = {}
+        for r, t, h, head, config in self.db.execute("SELECT run_id, target, host, head, config FROM files"):
+            try:
+                head, config = json.loads(head), json.loads(config)
+            except (TypeError, ValueError, RecursionError) as e:
+                raise packed.Corrupt(f"the header of {r}/{t} does not decode: {e}") from None
+            if not isinstance(head, list) or len(head) != len(keys) or not isinstance(config, dict):
+                raise packed.Corrupt(f"the header of {r}/{t} is not the one stored")
+            out[(r, t)] = FileInfo(r, t, h, dict(zip(keys, head)), config)
+        return out
+
+    def rebuilt(self, warn=None):
+        """This index built again from the files, after a row of it did not decode; an index in
+        memory when its file cannot be replaced."""
+        self.close()
+        if str(self.path) != MEMORY:
+            try:
+                remove_files(self.path)
+                ix = Index(self.runs_dir, self.path)
+                ix.refresh(warn)
+                return ix
+            except (Unwritable, sqlite3.Error, OSError):
+                pass
+        ix = Index(self.runs_dir, MEMORY)
+        ix.refresh(warn)
+        return ix
 
     def tracks(self):
         """((host, target, name, unit), packed.Runs) of every track, in key order."""

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 RUN_ID_SEP = "\0"  # cannot occur in a directory name
+
+
+class Corrupt(ValueError):
+    """A stored row that does not decode to a track's runs: the index is a cache, so its
+    reader builds it again from the files (history.load) instead of failing."""
 UNKNOWN_DIRECTION = -1  # `higher` of a unit whose direction the file does not declare
 
 
@@ -40,14 +45,23 @@ class Runs:
     def from_row(cls, run_ids, higher, n, median, lo, hi, samples, split=None):
         """split: {run_ids blob: tuple}, shared by the rows read together: most tracks have the same runs, and
         share one tuple of them."""
-        ids = split.get(run_ids) if split is not None else None
-        if ids is None:
-            ids = tuple(run_ids.decode().split(RUN_ID_SEP))
-            if split is not None:
-                split[run_ids] = ids
-        return cls(ids, np.frombuffer(higher, dtype=np.int8),
-                   np.frombuffer(n, dtype=np.int64), np.frombuffer(median), np.frombuffer(lo),
-                   np.frombuffer(hi), np.frombuffer(samples))
+        try:
+            ids = split.get(run_ids) if split is not None else None
+            if ids is None:
+                ids = tuple(run_ids.decode().split(RUN_ID_SEP))
+                if split is not None:
+                    split[run_ids] = ids
+            runs = cls(ids, np.frombuffer(higher, dtype=np.int8),
+                       np.frombuffer(n, dtype=np.int64), np.frombuffer(median), np.frombuffer(lo),
+                       np.frombuffer(hi), np.frombuffer(samples))
+        except (AttributeError, TypeError, ValueError) as e:  # not bytes, not UTF-8, not whole numbers
+            raise Corrupt(f"a track's row does not decode: {e}") from None
+        # one entry per run in every array, and the samples the counts say: what every reader indexes by
+        k = len(ids)
+        if not (len(runs.higher) == len(runs.n) == len(runs.median) == len(runs.lo) == len(runs.hi) == k) \
+                or (runs.n < 0).any() or int(runs.n.sum()) != len(runs.samples):
+            raise Corrupt(f"a track's row holds arrays of other lengths than its {k} runs")
+        return runs
 
     def take(self, idx):
         """The runs at the indices idx (an integer array), in that order."""

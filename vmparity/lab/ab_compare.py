@@ -53,6 +53,17 @@ class Pair:
     unpaired: int = 0  # rows left to the unpaired rule (their rounds do not pair, or too few do)
     rounds: int = 0  # rounds both sides have (the most over the rows)
     mde_clocks: float | None = None  # the same over its core-clock rows (clocks/op, …; None: it has none)
+    # rows (benchmark and unit) that both sides measured, and that one side alone did: an A/B run's two sides
+    # run one suite, so the one-sided rows are a benchmark the change added or removed, or a side that came
+    # from another suite or run; either way they are not compared, and not the code's changes
+    common_rows: int = 0
+    base_only_rows: int = 0
+    head_only_rows: int = 0
+
+    @property
+    def no_common_rows(self):
+        """Whether the two sides share no row at all: nothing of this target was compared."""
+        return not self.common_rows and bool(self.base_only_rows or self.head_only_rows)
 
 
 @dataclass
@@ -70,6 +81,8 @@ class AB:
     # programs BASE and HEAD ran byte-identical, the runner included (results/manifest.py): their rows
     # can move only by the run's noise, so those beyond it are the run's own false alarms
     same_programs: frozenset = frozenset()
+    # the manifests that are not the build their side ran (manifest.disagreeing): then no program is the same
+    manifests_disagree: list = field(default_factory=list)
 
     def same_binary_rows(self):
         """(rows beyond noise, rows) over the pairs' rows whose program both sides ran byte-identical."""
@@ -108,7 +121,9 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
     first = next(iter(bases.values()))
     ab = AB(loaded.label, record.get("base-ref") or first.config.get("ab-base-ref", "?"),
             record.get("base-commit") or first.config.get("commit", "?"), list(models.values()),
-            same_programs=manifest.same_programs(loaded.path))
+            manifests_disagree=manifest.disagreeing(loaded.path, heads.files, list(bases.values())))
+    if not ab.manifests_disagree:  # a manifest of another build says nothing of which bytes this run ran
+        ab.same_programs = manifest.same_programs(loaded.path)
     by_target = {rf.target: rf for rf in heads.files}
     for metal in models:
         aa_rf = by_target.get(aa_control_of(metal))
@@ -140,18 +155,31 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
             t.noise = [paired.decided(model, pm, {(target, *k): v for k, v in row_mde.items()}, {target: counts[0]})]
         _mark_same_binary(t, target, ab.same_programs)
         result = explain.explain(t, t.configs, rules)
+        # a row one side alone measured is no change of the code's: Pair counts them apart
+        result.unexplained = [f for f in result.unexplained if f.verdict != ONE_SIDED]
         result.same_binary, result.unexplained = _split_same_binary(result.unexplained, ab.same_programs)
         result.within_label = ("no larger than the run's A/A control shows, round by round "
                                "(docs/noise.md, A/B in one run)")
         ab.pairs.append(Pair(target, head_rf.config.get("target-kind", "?"), t, result,
                              _median_mde(t, target, row_mde, time_units), row_mde, *counts,
-                             mde_clocks=_median_mde_if_any(t, target, row_mde, clock_units)))
+                             mde_clocks=_median_mde_if_any(t, target, row_mde, clock_units),
+                             **_sides(t, base_rf.target, target)))
     ab.head_only = sorted(set(by_target) - set(bases))
     left_out = record.get("not-measured")
     ab.not_measured = {t: v for t, v in (left_out if isinstance(left_out, dict) else {}).items()
                        if isinstance(v, dict) and t not in by_target and t not in bases}
     ab.pairs.sort(key=lambda p: table.baseline_rank(p.target, p.kind))
     return ab
+
+
+ONE_SIDED = "one-sided"  # explain's verdict of a row that one side alone has
+
+
+def _sides(t, base, head):
+    """{common_rows, base_only_rows, head_only_rows} of a pair's table."""
+    on = [(base in r.cells, head in r.cells) for r in t.rows]
+    return {"common_rows": sum(b and h for b, h in on), "base_only_rows": sum(b and not h for b, h in on),
+            "head_only_rows": sum(h and not b for b, h in on)}
 
 
 def _program(name):

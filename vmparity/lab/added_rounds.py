@@ -35,7 +35,6 @@ the report can say how many of them are still beyond noise.
 
 import contextlib
 import datetime
-import json
 import math
 import random
 import re
@@ -48,8 +47,8 @@ from ..decide import explain
 from ..decide.figures import beyond_rows, row_mdes
 from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
-from ..results import inputs, jsonfile, round_record
-from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
+from ..results import bounded, inputs, jsonfile, round_record
+from ..results.targets import TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
 from . import disturbed, rounds
 
 # Why a round was added (its record's `added.reason`; a record without one is WIDE).
@@ -93,7 +92,7 @@ def _keep_stop(staging_run, host, goal_pct, stop):
     """Keep why the rounds for the wide rows stopped, with the goal (rounds.json `added-stop`):
     the report marks the families still above the goal and says why no more rounds ran."""
     path = staging_run / "rounds" / STOP_FILE.format(host=host)
-    path.write_text(json.dumps({"host": host, "goal-pct": goal_pct, "why": stop["why"]}) + "\n", encoding="utf-8")
+    jsonfile.write(path, {"host": host, "goal-pct": goal_pct, "why": stop["why"]}, indent=None)
     return stop
 
 
@@ -183,7 +182,7 @@ def memcpy_min_size(names):
 def _so_far(staging_run, host, why, most, seconds, what):
     """(the host's round records, those added for `why`, the seconds they took, and the stop
     when no more are to be added: an A/B run, the most rounds, the time budget; else None)."""
-    if (staging_run / rounds.AB_FILE).is_file():
+    if (staging_run / rounds.AB_FILE).exists():
         return None, (), 0.0, _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds "
                                     "do not narrow")
     records = _host_records(staging_run, host)
@@ -202,8 +201,9 @@ def _stop(why, added=(), used=0.0):
 
 
 def _host_records(staging_run, host):
-    records = [jsonfile.read(d / f"host-{host}.json", round_record.RECORD_EXPECTED)
-               for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").is_file()]
+    check_plain_name(host, "--host", "host")  # it names files of the staging run: never a path
+    records = [round_record.read_round(d / f"host-{host}.json")
+               for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").exists()]
     if not records:
         raise InputError(staging_run / "rounds", f"no round of host {host}: expected rounds/<k>/host-{host}.json")
     return records
@@ -239,7 +239,7 @@ def _merged_table(staging_run, host, records, alpha):
                     shutil.copy2(src / f"{t}.txt", dst)
         plans = staging_run / disturbed.PLAN_DIR / host
         if plans.is_dir():
-            shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host)
+            shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host, ignore=bounded.not_regular)
         rounds.merge(scratch)
         loaded = inputs.load(scratch)
         yield table.build([loaded], by="target", alpha=alpha), {rf.target: rf.config.get("target-kind")

@@ -50,17 +50,16 @@ rounds.json keeps every figure under `remeasured`. Nothing is dropped
 silently.
 """
 
-import json
 import math
 import re
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
-from ..results import round_record
+from ..results import bounded, jsonfile, round_record
+from ..results.file import max_file_bytes
 from ..results.spec import core_clock_units, known_units, time_units
-from ..results.targets import TCG_GUEST, is_aa_control, is_lab_metal
+from ..results.targets import PLAIN_NAME_SCHEMA, TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
 from ..query.names import job_of
 from ..stats import MAD_NORMAL
 
@@ -217,6 +216,28 @@ def only_regex(job):
 # -- the lab's steps: plan the re-measures of one host, put them in place at the merge --
 
 PLAN_DIR = "remeasured"
+# remeasured/<host>/plan.json, as plan() writes it: what the merge and the second pass read back.
+# A re-measure's file is a path in the staging run, so it must be the one plan() names.
+_PERCENT_BY_JOB = {"type": "object", "additionalProperties": {"type": ["number", "null"]}}
+PLAN_SCHEMA = {
+    "type": "object",
+    "required": ["host", "threshold-pct", "remeasure"],
+    "properties": {
+        "host": PLAIN_NAME_SCHEMA,
+        "threshold-pct": _PERCENT_BY_JOB,
+        "clocks-threshold-pct": _PERCENT_BY_JOB,
+        "remeasure": {"type": "array", "items": {
+            "type": "object",
+            "required": ["target", "round", "job", "file"],
+            "properties": {
+                "target": {"type": "string"}, "round": {"type": "integer", "minimum": 0}, "job": {"type": "string"},
+                "file": {"type": "string", "pattern": rf"^{PLAN_DIR}/[A-Za-z0-9][A-Za-z0-9._-]*/[0-9]+\.txt$",
+                         "description": f"the re-measure's file as the plan names it, {PLAN_DIR}/<host>/<n>.txt"},
+                "shift-pct": {"type": ["number", "null"]}, "after-shift-pct": {"type": ["number", "null"]},
+                "threshold-pct": {"type": ["number", "null"]}, "pass": {"type": "integer"},
+            }}},
+    },
+}
 
 
 def plan(staging_run, host, limit, again=False, skip_kinds=()):
@@ -234,6 +255,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     emulator's rows differ from metal's ten times beyond any spell, so a re-measure
     moves no verdict and costs a TCG guest's start-up again)."""
     staging_run = Path(staging_run)
+    check_plain_name(host, "--host", "host")  # it names a directory of the staging run: never a path
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
     finished = [f for f in before if _measured(staging_run / f["file"])]
@@ -241,13 +263,13 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     by_target, emulated = {}, set()
     for d in round_record.round_dirs(staging_run):
         rec = d / f"host-{host}.json"
-        if not rec.is_file():
+        if not rec.exists():
             continue
         for target in _order(rec):
             f = d / f"{target}.txt"
             if not f.is_file():
                 continue
-            text = f.read_text(encoding="utf-8")
+            text = _text(f)
             kind = _target_kind(text)
             if kind in skip_kinds:
                 continue
@@ -268,20 +290,22 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
     record = {"host": host, "limit": limit, "threshold-pct": thresholds[TIME],
               "clocks-threshold-pct": thresholds[CLOCKS], "remeasure": before + flagged}
-    (out_dir / "plan.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    jsonfile.write(out_dir / "plan.json", record)
     return dict(record, remeasure=flagged)
 
 
 def _read_plan(path):
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(path, f"expected the plan of a first pass (vmparity lab disturbed): {e}") from None
+    return jsonfile.read(path, "expected the plan of a first pass (vmparity lab disturbed): {error}", PLAN_SCHEMA)
 
 
 def _measured(path):
     """Whether a re-measure's file holds result lines (it finished)."""
-    return path.is_file() and any(line.startswith("Benchmark") for line in path.read_text(encoding="utf-8").split("\n"))
+    return path.exists() and any(line.startswith("Benchmark") for line in _text(path).split("\n"))
+
+
+def _text(path):
+    """A round's or a re-measure's result file, bounded as every result file is."""
+    return bounded.read_text(path, max_file_bytes(), "a result file of the bench role")
 
 
 def _target_kind(text):
@@ -295,10 +319,7 @@ def _target_kind(text):
 
 
 def _order(host_record):
-    try:
-        return json.loads(Path(host_record).read_text(encoding="utf-8")).get("order", [])
-    except (OSError, ValueError) as e:
-        raise InputError(host_record, f"expected the bench role's JSON record of a round: {e}") from None
+    return round_record.read_round(host_record)["order"]
 
 
 def replacements(staging_run):
@@ -307,7 +328,7 @@ def replacements(staging_run):
     staging_run = Path(staging_run)
     out, records = {}, []
     for plan_file in sorted((staging_run / PLAN_DIR).glob("*/plan.json")):
-        rec = json.loads(plan_file.read_text(encoding="utf-8"))
+        rec = _read_plan(plan_file)
         for f in rec.get("remeasure", []):
             path = staging_run / f["file"]
             entry = {k: f[k] for k in ("target", "round", "job", "shift-pct", "rows", "measure", "slower-rows",
@@ -315,7 +336,7 @@ def replacements(staging_run):
             entry.update(host=rec["host"], **{"threshold-pct": f.get("threshold-pct",
                                                                     rec["threshold-pct"].get(f["job"]))})
             if _measured(path):
-                out.setdefault((f["target"], f["round"]), []).append((f["job"], path.read_text(encoding="utf-8")))
+                out.setdefault((f["target"], f["round"]), []).append((f["job"], _text(path)))
                 entry["status"] = "measured again"
             else:
                 entry["status"] = "not measured again (the re-measure did not finish): the first measurement is kept"

@@ -25,10 +25,10 @@ from ..query.names import job_of
 from ..results import inputs, jsonfile
 from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, host_suffix,
                                intervention_target, is_aa_control, is_lab_metal, matches)
-from . import bisect, checkout, schema_file, variants
+from . import bisect, checkout, schema_file, variants, verify_schema
 
 PLAN_FILE = "verify-plan.json"
-FORMAT = "vmparity-verify-plan/1"
+FORMAT = verify_schema.PLAN_FORMAT
 
 
 def run_explanations(run, results_dir=None, rules=None, alpha=0.05):
@@ -237,18 +237,23 @@ def only_regex(jobs):
 
 def write_plan(plan, run_dir):
     path = Path(run_dir) / PLAN_FILE
-    path.write_text(json.dumps(plan, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    jsonfile.write(path, plan, indent=2)
     return path
 
 
 def read_plan(run_dir):
     """The plan stored in a run, None when it has none; InputError when it is not one."""
     path = Path(run_dir) / PLAN_FILE
-    if not path.is_file():
+    if not path.exists():  # a FIFO or a device there is refused by the reader, not taken for no plan
         return None
     plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})")
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:
         raise InputError(path, f"expected a verify plan with format {FORMAT}")
+    jsonfile.check_shape(path, plan, verify_schema.PLAN)
+    for i, item in enumerate(plan["interventions"]):  # what the schema cannot say: the jobs of every target fixed
+        if item["of"] not in plan["jobs"]:
+            raise InputError(path, f"field interventions/{i}/of: {item['of']!r} has no entry in `jobs`: expected "
+                                   "the benchrun jobs of every target an intervention fixes")
     return plan
 
 

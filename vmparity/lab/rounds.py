@@ -31,7 +31,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results.targets import head_of
-from ..results import jsonfile, round_record, throttled_jobs
+from ..results import bounded, jsonfile, round_record, round_schema, throttled_jobs
+from ..results.file import max_file_bytes
 from . import disturbed
 
 SCHEMA = round_record.SCHEMA
@@ -103,10 +104,8 @@ def schedule(targets, rounds, seed, limits=None):
 
 
 def _read(path):
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, f"cannot read round file: {e}") from None
+    """A round's result file, bounded as every result file is (a FIFO there is refused, not waited on)."""
+    return bounded.read_text(path, max_file_bytes(), "a round file of the bench role")
 
 
 def _split(path, text=None):
@@ -244,7 +243,7 @@ def merge(staging_run):
     for d in round_record.round_dirs(staging_run):
         k = int(d.name)
         for h in sorted(d.glob("host-*.json")):
-            rec = _json(h)
+            rec = round_record.read_round(h)
             hosts.setdefault(rec["host"], []).append(rec)
             for target, when in (rec.get("timings") or {}).items():
                 timings.setdefault(target, {})[k] = when
@@ -252,7 +251,7 @@ def merge(staging_run):
             files.setdefault(f.stem, []).append((k, f))
     failed, failed_hosts = {}, {}
     for f in sorted(rounds_dir.glob("failed-*.json")):
-        rec = _json(f)
+        rec = _json(f, round_schema.FAILED)
         for target, why in rec.get("failed", {}).items():
             failed[target] = dict(why, host=rec.get("host"))
         if rec.get("host-failed"):
@@ -306,7 +305,7 @@ def merge(staging_run):
         record["remeasured"] = remeasured
     isolation = {}
     for f in sorted(rounds_dir.glob("isolation-*.json")):  # which CPUs the benchmarks had (docs/noise.md)
-        rec = _json(f)
+        rec = _json(f, round_schema.ISOLATION)
         if isinstance(rec, dict) and rec.get("host"):
             isolation[rec["host"]] = rec.get("isolation")
     if isolation:
@@ -314,15 +313,15 @@ def merge(staging_run):
     stops = {}
     for host in hosts:  # why the rounds for the wide rows stopped, and the goal (lab/added_rounds.py)
         f = rounds_dir / round_record.ADDED_STOP_FILE.format(host=host)
-        if f.is_file():
-            rec = _json(f)
+        if f.exists():
+            rec = _json(f, round_schema.ADDED_STOP)
             stops[host] = {k: rec.get(k) for k in ("goal-pct", "why")}
     if stops:
         record["added-stop"] = stops
     ab = staging_run / AB_FILE
-    if ab.is_file():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
-        record["ab"] = _json(ab)
-    (staging_run / "rounds.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if ab.exists():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
+        record["ab"] = _json(ab, round_schema.AB)
+    jsonfile.write(staging_run / "rounds.json", record, ensure_ascii=False)
     return sorted(files), missing
 
 
@@ -337,8 +336,8 @@ def _added(rec, files):
     return dict(rec["added"], benchmarks=sorted(names))
 
 
-def _json(path):
-    return jsonfile.read(path, round_record.RECORD_EXPECTED)
+def _json(path, schema):
+    return jsonfile.read(path, round_record.RECORD_EXPECTED, schema)
 
 
 # The lab's rounds per profile, one repetition each. benchrun alone repeats

@@ -7,7 +7,6 @@ and the message says in words what was expected there.
 """
 
 import json
-import stat
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlparse
@@ -20,9 +19,7 @@ import referencing.jsonschema
 import yaml
 
 from ..errors import InputError
-
-# A data file of the lab is a few kilobytes; anything this large is a mistake.
-MAX_BYTES = 1024 * 1024
+from ..results import yamlfile
 
 STRING_TAG = "tag:yaml.org,2002:str"
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
@@ -47,17 +44,7 @@ class Document:
 
 
 def _read_bounded(path):
-    try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(path, "expected a regular file")
-        if st.st_size > MAX_BYTES:
-            raise InputError(path, f"{st.st_size} bytes: expected at most {MAX_BYTES}")
-        return path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(path, f"cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return yamlfile.read_text(path, "a data file of the lab")
 
 
 def _node_lines(node, where, lines, odd_keys):
@@ -77,11 +64,12 @@ def _node_lines(node, where, lines, odd_keys):
 
 
 def read(path):
-    """The file as a Document; InputError on an unreadable file or bad YAML."""
+    """The file as a Document; InputError on an unreadable file, bad YAML, or YAML beyond the
+    bounds of a data file (results/yamlfile.py)."""
     path = Path(path)
     text = _read_bounded(path)
     try:
-        node = yaml.compose(text)
+        node = yamlfile.compose(text, path)
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)

@@ -15,7 +15,6 @@ Stored as `verdicts.json` in the verify run; the original run lists its
 verify runs in `verifications.json`.
 """
 
-import json
 import math
 from pathlib import Path
 
@@ -27,11 +26,11 @@ from ..errors import InputError
 from ..results import inputs, jsonfile
 from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
 from ..stats import utest
-from . import interventions
+from . import interventions, verify_schema
 
 VERDICTS_FILE = "verdicts.json"
 LINKS_FILE = "verifications.json"
-VERDICTS_FORMAT = "vmparity-verify-verdicts/1"
+VERDICTS_FORMAT = verify_schema.VERDICTS_FORMAT
 
 
 def files(plan, chosen, directory, rounds=5):
@@ -60,8 +59,8 @@ def files(plan, chosen, directory, rounds=5):
             continue
         path = directory / f"{kind}.yml"
         doc = {"defaults": plan["variant-defaults"][kind], "variants": docs[kind]}
-        path.write_text(f"# derived by `vmparity lab verify` from run {plan['run']} (verify-plan.json)\n"
-                        + yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        jsonfile.write_text(path, f"# derived by `vmparity lab verify` from run {plan['run']} (verify-plan.json)\n"
+                            + yaml.safe_dump(doc, sort_keys=False))
         prov[f"{role_var}_variants_file"] = str(path.resolve())
         prov[f"{role_var}_variants_only"] = list(docs[kind])
     metal = plan["reference"]
@@ -78,7 +77,7 @@ def files(plan, chosen, directory, rounds=5):
                                    for i in chosen if i["kind"] == "env"],
              "bench_count": rounds, "bench_rounds_by_kind": rounds_by_kind(rounds)}
     for name, data in (("provision-vars.json", prov), ("bench-vars.json", bench)):
-        (directory / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        jsonfile.write(directory / name, data, indent=2)
     args = ["-e", f"@{(directory / 'provision-vars.json').resolve()}", "-e", f"@{(directory / 'bench-vars.json').resolve()}"]
     return args + (["--skip-tags", ",".join(skip)] if skip else [])
 
@@ -191,14 +190,14 @@ def store(verify_dir, original_dir, result, plan, seconds=None):
     verify_dir, original_dir = Path(verify_dir), Path(original_dir)
     if seconds is not None:
         result["seconds"] = round(seconds)
-    (verify_dir / VERDICTS_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2)
     interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
     links_path = original_dir / LINKS_FILE
-    links = json.loads(links_path.read_text(encoding="utf-8")) if links_path.is_file() else {"verified-by": []}
+    links = _links(links_path) if links_path.exists() else {"verified-by": []}
     summary = {"run": verify_dir.name,
                "verdicts": {f"{v['target']} {v['rule']}": v["verdict"] for v in result["verdicts"]}}
     links["verified-by"] = [x for x in links["verified-by"] if x.get("run") != verify_dir.name] + [summary]
-    links_path.write_text(json.dumps(links, indent=2) + "\n", encoding="utf-8")
+    jsonfile.write(links_path, links, indent=2)
 
 
 def read_verdicts(run_dir):
@@ -206,16 +205,20 @@ def read_verdicts(run_dir):
     (verdicts dict, the run that holds them) or (None, None)."""
     run_dir = Path(run_dir)
     own = run_dir / VERDICTS_FILE
-    if own.is_file():
-        return _json(own), run_dir.name
+    if own.exists():
+        return _verdicts(own), run_dir.name
     links = run_dir / LINKS_FILE
-    if links.is_file():
-        for link in reversed(_json(links).get("verified-by", [])):
-            other = run_dir.parent / link.get("run", "") / VERDICTS_FILE
-            if other.is_file():
-                return _json(other), link["run"]
+    if links.exists():
+        for link in reversed(_links(links)["verified-by"]):
+            other = run_dir.parent / link["run"] / VERDICTS_FILE
+            if other.exists():
+                return _verdicts(other), link["run"]
     return None, None
 
 
-def _json(path):
-    return jsonfile.read(path, "cannot read: {error}; expected JSON")
+def _verdicts(path):
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.VERDICTS)
+
+
+def _links(path):
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.LINKS)

@@ -7,7 +7,13 @@ speed-up), so the two are symmetric in log space, the scale the noise rule
 works in. Counts (instructions, flushes) are left as they are.
 """
 
+import math
+
 from ..results.spec import known_units, speed_units
+
+
+class Overflow(ValueError):
+    """An effect that would scale a value beyond a finite number (its args: the value)."""
 
 
 def factor(effect_pct):
@@ -39,4 +45,7 @@ def plantable(benchmarks):
 
 
 def _scaled(value, f):
-    return repr(float(value) * f)
+    out = float(value) * f
+    if not math.isfinite(out):  # the copy would hold `inf`, which no result file may
+        raise Overflow(value)
+    return repr(out)

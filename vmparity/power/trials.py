@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..lab import ab_compare
-from ..results import inputs
+from ..results import bounded, inputs
 from .. import table
 from ..results.spec import speed_units
 from ..errors import InputError
@@ -154,7 +154,7 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
     files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
-        shutil.copytree(loaded.path, copy)
+        shutil.copytree(loaded.path, copy, ignore=bounded.not_regular)
         for t in targets:
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")
@@ -168,7 +168,12 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
                 for k in range(trials):
                     rng = random.Random(f"{seed}:{t}:{effect}:{k}")
                     names = set(rng.sample(candidates, min(rows, len(candidates))))
-                    (copy / Path(rf.path).name).write_text(plant.scale_lines(text, names, effect, higher), encoding="utf-8")
+                    try:
+                        planted = plant.scale_lines(text, names, effect, higher)
+                    except plant.Overflow as e:
+                        raise InputError("--effects", f"{effect:g} % would scale the value {e} of {rf.path} beyond a "
+                                                      "finite number: expected a smaller effect") from None
+                    (copy / Path(rf.path).name).write_text(planted, encoding="utf-8")
                     _count(decide(copy, t), t, names, effect, mde, er, counted)
                 res.effects.append(er)
             (copy / Path(rf.path).name).write_text(text, encoding="utf-8")  # the next target's trials see it unplanted

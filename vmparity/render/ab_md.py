@@ -31,7 +31,16 @@ def noise(ab):
 
 
 def same_binary(ab):
-    """The programs BASE and HEAD ran byte-identical: their rows are a same-code control inside the run."""
+    """The programs BASE and HEAD ran byte-identical: their rows are a same-code control inside the run;
+    or why no row could be taken for the same binary's: a manifest that is not its side's build."""
+    wrong = getattr(ab, "manifests_disagree", None) or []
+    if wrong:
+        said = "; ".join(f"{md_code(name)} has sha256 {md_code(digest[:12])}, its side's files record "
+                         f"`binary-sha256` {', '.join(md_code(r[:12]) for r in recorded)}"
+                         for name, digest, recorded in wrong)
+        return (f"\n**Manifests disagree with the results:** {said}. A manifest that is not the build its side ran "
+                "says nothing of which programs BASE and HEAD ran alike, so no row is taken for the same binary's: "
+                "every row is decided as the code's.\n")
     programs = sorted(getattr(ab, "same_programs", ()) or ())
     if not programs or not ab.pairs:
         return ""
@@ -73,13 +82,25 @@ def per_target(ab):
         rules = ", ".join(dict.fromkeys(md_code(e.rule["id"], in_table=True) for e in p.result.explanations)) or "—"
         lines.append(f"| {md_code(p.target, in_table=True)} | {md_text(p.kind)} | {f.worse} | {f.better} | {f.within} "
                      f"| {rules} | {f.unexplained} | {fmt.mde_time_clocks(p.mde, p.mde_clocks)} |")
-    out = "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n" + different_rows(ab)
     if ab.head_only:
         out += no_base(ab)
     out += not_measured(ab)
     if ab.base_only:
         out += f"\nBASE side without HEAD (not compared): {', '.join(md_code(t) for t in ab.base_only)}.\n"
     return out
+
+
+def different_rows(ab):
+    """The pairs whose two sides hold different benchmarks: named, never shown as the code's changes."""
+    odd = [p for p in ab.pairs if getattr(p, "base_only_rows", 0) or getattr(p, "head_only_rows", 0)]
+    if not odd:
+        return ""
+    parts = [f"{md_code(p.target)}: {p.base_only_rows} row(s) only on BASE, {p.head_only_rows} only on HEAD, "
+             f"{p.common_rows} on both" for p in odd]
+    return ("\n**The two sides hold different benchmarks** (those rows are not compared, and not counted as the "
+            f"code's): {'; '.join(parts)}. A benchmark the change added or removed shows so; a side from another "
+            "suite or another run does too, and then this is no A/B run of it.\n")
 
 
 def no_base(ab):

@@ -155,7 +155,9 @@ def parse_file(path, max_bytes=None):
         os.close(fd)
         raise
     with f:
-        return _parse_lines(f, str(path), limit)
+        # Lines read at most one byte past the line limit: a 200 MB file of one line is
+        # refused at its first 64 KiB, not after holding all of it (and twice that while read).
+        return _parse_lines(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), str(path), limit)
 
 
 def parse_text(text, path="<input>"):

@@ -15,9 +15,9 @@ file) is not paired.
 from pathlib import Path
 
 from ..errors import InputError
-from . import jsonfile
+from . import jsonfile, round_schema
 
-SCHEMA = "vmparity-rounds/1"
+SCHEMA = round_schema.SCHEMA
 FILE = "rounds.json"
 # rounds/ of a staging run: why a host's rounds for the wide rows stopped, and the goal
 # (lab/added_rounds.py); rounds.json keeps them under `added-stop`, per host.
@@ -26,15 +26,26 @@ RECORD_EXPECTED = "expected a JSON record of the bench role: {error}"
 
 
 def load(run_dir):
-    """rounds.json of a stored run, or None for a run measured before rounds."""
+    """rounds.json of a stored run, or None for a run measured before rounds; InputError naming
+    the field when it is not of the shape round_schema.ROUNDS describes."""
     p = Path(run_dir) / FILE
-    if not p.is_file():
+    if not p.exists():  # a FIFO or a device there is refused by the reader, not taken for no record
         return None
-    rec = jsonfile.read(p, RECORD_EXPECTED)
+    return check(p, jsonfile.read(p, RECORD_EXPECTED))
+
+
+def check(path, rec):
+    """rec, the parsed rounds.json at path, when it has the shape of one; else InputError."""
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA:
         got = rec.get("schema") if isinstance(rec, dict) else type(rec).__name__
-        raise InputError(p, f"expected schema {SCHEMA!r}, got {got!r}")
+        raise InputError(path, f"expected schema {SCHEMA!r}, got {got!r}")
+    jsonfile.check_shape(path, rec, round_schema.ROUNDS)
     return rec
+
+
+def read_round(path):
+    """One host's record of one round in a staging run (rounds/<k>/host-<host>.json), checked."""
+    return jsonfile.read(path, RECORD_EXPECTED, round_schema.STAGING_ROUND)
 
 
 def rounds_of(record, target, name=None):

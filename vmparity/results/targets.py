@@ -9,6 +9,9 @@ the verdicts import them.
 """
 
 import fnmatch
+import re
+
+from ..errors import InputError
 
 METAL = "metal"
 AA_CONTROL = "metal-aa"  # the host's metal measured a second time in every round
@@ -26,6 +29,31 @@ TCG_ACROSS_RUNS = ("every row is the emulator's speed, which moves by 5–10 % f
 # type kvm, one of type qemu (TCG: emulation, never to be mistaken for
 # virtualization), or docker.
 KIND_BY_RUNNER = {"host": METAL_KIND, "kvm": KVM_GUEST, "qemu": TCG_GUEST, "docker": CONTAINER}
+
+
+# Names that become file and directory names (a run id, a host, a target): letters, digits,
+# '.', '_' and '-', never starting with a '.' or '-' (so never `..`, a hidden file or an
+# option), never a '/' (so never a path). A target may also carry '+' (the intervention
+# targets of `vmparity lab verify`) and end in `~base` (an A/B run's BASE side, below).
+# At most NAME_MAX characters: a run id also names the sibling `.ingest-<id>-XXXXXXXX` it
+# is assembled in, a target `<target>.env.json`, and a file name has 255 bytes.
+NAME_MAX = 200
+_PLAIN = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+PLAIN_NAME = re.compile(_PLAIN + r"\Z")
+PLAIN_NAME_WORDS = "letters, digits, '.', '_' or '-', starting with a letter or digit"
+# The same, as the JSON Schema of a name that a record holds (a run a record links to, a host).
+PLAIN_NAME_SCHEMA = {"type": "string", "pattern": f"^{_PLAIN}$", "maxLength": NAME_MAX,
+                     "description": f"a name of {PLAIN_NAME_WORDS}, at most {NAME_MAX} characters"}
+
+
+def check_plain_name(name, where, what):
+    """name, when it can name a file or directory of a run (a run id, a host); else InputError
+    at `where` (the option or file that gave it) saying what is allowed."""
+    if not isinstance(name, str) or not PLAIN_NAME.match(name) or len(name) > NAME_MAX:
+        shown = name[:80] if isinstance(name, str) else name
+        raise InputError(where, f"{what} {shown!r} cannot name a file: expected {PLAIN_NAME_WORDS}, "
+                                f"at most {NAME_MAX} characters")
+    return name
 
 
 def metal_target(suffix=""):
@@ -150,6 +178,19 @@ BASE_SIDE = "~base"
 def base_side(target):
     """The BASE side's name of a target in an A/B run: guest-nosmt -> guest-nosmt~base."""
     return f"{target}{BASE_SIDE}"
+
+
+# A target's name as a file name: PLAIN_NAME with '+', and `~base` at the end.
+TARGET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(" + re.escape(BASE_SIDE) + r")?\Z")
+# The same, as the JSON Schema of a target's name that a record holds (rounds.json, a verify plan).
+TARGET_NAME_SCHEMA = {"type": "string", "pattern": "^" + TARGET_NAME.pattern.removesuffix(r"\Z") + "$",
+                      "maxLength": NAME_MAX, "description": "a target's name (letters, digits, '.', '_', '+' or "
+                                                            "'-', and '~base' at the end)"}
+
+
+def is_target_name(name):
+    """Whether name can name a target's files (`<target>.txt`, `<target>.env.json`)."""
+    return isinstance(name, str) and bool(TARGET_NAME.match(name)) and len(name) <= NAME_MAX
 
 
 def is_base_side(target):
