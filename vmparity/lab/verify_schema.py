@@ -19,15 +19,16 @@ _CHANGE = {"type": "object", "required": ["field", "from", "to"], "properties": 
 _ROW = {"type": "array", "items": _TEXT, "minItems": 2, "maxItems": 2,
         "description": "a row as [benchmark, unit]"}
 
+# what a plan and the verdicts both say of their runs: the run, the run it verifies, its reference target
+_RUN_LINKS = {"run": PLAIN_NAME_SCHEMA, "verifies": PLAIN_NAME_SCHEMA, "reference": TARGET_NAME_SCHEMA}
+
 PLAN = {
     "type": "object",
     "required": ["format", "run", "reference", "explanations", "interventions", "original-variants",
                  "variant-defaults", "jobs"],
     "properties": {
         "format": {"const": PLAN_FORMAT},
-        "run": PLAIN_NAME_SCHEMA,
-        "verifies": PLAIN_NAME_SCHEMA,
-        "reference": TARGET_NAME_SCHEMA,
+        **_RUN_LINKS,
         "explanations": {"type": "array", "items": {
             "type": "object", "required": ["target", "rule"],
             "properties": {"target": TARGET_NAME_SCHEMA, "rule": _TEXT, "title": _TEXT, "fix": _TEXT, "kind": _TEXT,
@@ -58,9 +59,7 @@ VERDICTS = {
     "required": ["format", "verdicts"],
     "properties": {
         "format": {"const": VERDICTS_FORMAT},
-        "run": PLAIN_NAME_SCHEMA,
-        "verifies": PLAIN_NAME_SCHEMA,
-        "reference": TARGET_NAME_SCHEMA,
+        **_RUN_LINKS,
         "verdicts": {"type": "array", "items": {
             "type": "object", "required": ["target", "rule", "verdict"],
             "properties": {"target": TARGET_NAME_SCHEMA, "rule": _TEXT, "title": _TEXT, "intervention": _OPTIONAL_TEXT,

@@ -35,7 +35,7 @@ KIND_BY_RUNNER = {"host": METAL_KIND, "kvm": KVM_GUEST, "qemu": TCG_GUEST, "dock
 # '.', '_' and '-', never starting with a '.' or '-' (so never `..`, a hidden file or an
 # option), never a '/' (so never a path). A target may also carry '+' (the intervention
 # targets of `vmparity lab verify`) and end in `~base` (an A/B run's BASE side, below).
-# At most NAME_MAX characters: a run id also names the sibling `.ingest-<id>-XXXXXXXX` it
+# At most NAME_MAX characters: a run id also names the sibling `.ingest-<id>-<8 random characters>` it
 # is assembled in, a target `<target>.env.json`, and a file name has 255 bytes.
 NAME_MAX = 200
 _PLAIN = r"[A-Za-z0-9][A-Za-z0-9._-]*"
