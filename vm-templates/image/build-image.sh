@@ -16,7 +16,7 @@ DISK_SIZE=${IMAGE_DISK_SIZE:-3G}
 images=$CACHE_DIR/image
 
 die() { echo "build-image: $*" >&2; exit 1; }
-for tool in debootstrap mke2fs qemu-img tar flock sha256sum systemctl; do
+for tool in debootstrap chroot mke2fs qemu-img tar flock sha256sum systemctl; do
   command -v "$tool" >/dev/null || die "'$tool' not found; install it (make apt-deps)"
 done
 [ "$(id -u)" = 0 ] || die "debootstrap needs root (uid 0); run as root"
@@ -67,6 +67,11 @@ phase configure
 kernels=("$work"/root/boot/vmlinuz-*)
 [ "${#kernels[@]}" = 1 ] && [ -e "${kernels[0]}" ] || die "expected one kernel in /boot, found: ${kernels[*]}"
 version=${kernels[0]##*/vmlinuz-}
+# The kernel package made its initramfs during debootstrap, with Debian's
+# MODULES=most; files/ (copied in by configure) sets MODULES=list, so make it
+# again: the virtio modules only (files/etc/initramfs-tools/conf.d/vmparity.conf)
+chroot "$work/root" update-initramfs -u -k "$version" > "$work/initramfs.log" 2>&1 \
+  || { cat "$work/initramfs.log" >&2; die "making the initramfs failed (log above)"; }
 cp "${kernels[0]}" "$work/vmlinuz"
 cp "$work/root/boot/initrd.img-$version" "$work/initrd.img"
 echo "$version" > "$work/kernel-version"

@@ -18,6 +18,21 @@ systemctl --root="$root" disable systemd-networkd-wait-online.service 2>/dev/nul
 systemctl --root="$root" mask \
   apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
   e2scrub_all.timer e2scrub_reap.service fstrim.timer getty@tty1.service
+# A guest boots on every lab run, under emulation, where each unit systemd starts
+# costs seconds: what a benchmark guest never uses is masked (module loads for
+# device-mapper, loop, fuse, pstore and configfs, the debug, trace, hugetlbfs and
+# mqueue mounts, static device nodes, the network generator, static gettys,
+# binfmt_misc, the journal's copy to disk: it stays in /run for the guest's life).
+# The kernel still loads a module on demand.
+systemctl --root="$root" mask \
+  modprobe@dm_mod.service modprobe@loop.service modprobe@fuse.service \
+  systemd-binfmt.service proc-sys-fs-binfmt_misc.automount systemd-journal-flush.service \
+  modprobe@efi_pstore.service modprobe@configfs.service systemd-pstore.service \
+  sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount \
+  sys-fs-fuse-connections.mount dev-hugepages.mount dev-mqueue.mount \
+  kmod-static-nodes.service systemd-network-generator.service getty-static.service \
+  systemd-update-utmp-runlevel.service
+systemctl --root="$root" set-default multi-user.target
 
 # Identity made per guest at boot: an empty machine-id is filled in by systemd,
 # the SSH host key by vmparity-seed.service.
