@@ -93,6 +93,11 @@ def _parser():
                    "(a configuration key, /subkey, .name, .fullname, .file, .config; default: one column per operand)")
     s.add_argument("--by", metavar="KEY", dest="col", help="the same as --col KEY (e.g. --by target: every target of a run side by side)")
     s.add_argument("--row", metavar="KEYS", help="one row per value of KEYS, as benchstat's -row (default .fullname)")
+    s.add_argument("--table", metavar="KEYS", help="one table per value of KEYS, as benchstat's -table "
+                   "(default: one per target of a run, and per configuration key that changes inside a file; "
+                   "--table '' is one table, e.g. for two lab files whose fingerprints differ)")
+    s.add_argument("--ignore", metavar="KEYS", help="pool the results that differ only in KEYS, as benchstat's "
+                   "-ignore (e.g. --ignore /size, --ignore goarch,pkg)")
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as benchstat's -filter "
                    "(e.g. '/size:(1024 OR 4096) .unit:ns/op', 'goos:linux -.name:Clock')")
     _format_option(s, ["text", "markdown", "csv", "json"])
@@ -286,7 +291,8 @@ def _dispatch(a, out, err):
         return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":
         return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
-                       results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)
+                       results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline,
+                       table_keys=a.table, ignore=a.ignore)
     if a.command == "explain":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
     if a.command == "report":
