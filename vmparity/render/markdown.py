@@ -19,7 +19,8 @@ def render(table, out, only_significant=False, notes=None):
             if not rows:
                 continue
         better = fmt.direction(rows[0].higher_better)
-        out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(unit)} ({better})\n\n")
+        shown_unit = fmt.tidy_unit(unit)[0]  # benchstat's: sec/op for ns/op, values scaled to it
+        out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(shown_unit)} ({better})\n\n")
         head = ["benchmark"]
         for col in table.columns:
             head.append(md_code(col, in_table=True))
@@ -31,8 +32,9 @@ def render(table, out, only_significant=False, notes=None):
         for r in rows:
             cells = [md_code(r.name, in_table=True)]
             summaries, deltas = r.cells, r.deltas  # read once: a stored row makes them on each read
-            for col in table.columns:
-                cells.append(fmt.summary(summaries.get(col)))
+            _, scaled = fmt.scaled(unit, [summaries.get(col) for col in table.columns])
+            for col, summary in zip(table.columns, scaled):
+                cells.append(summary)
                 if col != base:
                     d = deltas.get(col)
                     note = notes.get((r.group, r.name, r.unit)) if col == last and d else None
@@ -44,7 +46,7 @@ def render(table, out, only_significant=False, notes=None):
             if g.group == group and g.unit == unit and not only_significant:
                 cells = ["**geomean**"]
                 for col in table.columns:
-                    cells.append(fmt.value(g.values[col]))
+                    cells.append(fmt.scaled_value(unit, g.values[col]))
                     if col != base:
                         cells += [fmt.pct(g.pct[col]), "", ""]
                 out.write("| " + " | ".join(cells) + " |\n")
