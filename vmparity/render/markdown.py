@@ -3,7 +3,7 @@
 from ..decide.figures import row_mde
 from . import fmt
 from .escape import md_code, md_text
-from .text import _sections
+from .text import _sections, short_labels
 
 
 def render(table, out, only_significant=False, notes=None):
@@ -13,6 +13,12 @@ def render(table, out, only_significant=False, notes=None):
     last = table.columns[-1]
     notes = notes or {}
     shown = []
+    # files of one directory by their base names, under a line naming it, as the text table does
+    labels, legend = short_labels(table.columns)
+    label = dict(zip(table.columns, labels))
+    for line in legend:  # "columns: DIR/<column>.txt"
+        what, _, where = line.partition(": ")
+        out.write(f"\n{md_text(what)}: {md_code(where)}\n")
     for (group, unit), rows in _sections(table):
         if only_significant:
             rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
@@ -23,9 +29,9 @@ def render(table, out, only_significant=False, notes=None):
         out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(shown_unit)} ({better})\n\n")
         head = ["benchmark"]
         for col in table.columns:
-            head.append(md_code(col, in_table=True))
+            head.append(md_code(label[col], in_table=True))
             if col != base:
-                head += [f"vs {md_code(base, in_table=True)}", "p", "verdict"]
+                head += [f"vs {md_code(label[base], in_table=True)}", "p", "verdict"]
         out.write("| " + " | ".join(head) + " |\n")
         out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
         shown += rows
