@@ -79,11 +79,14 @@ def headline(ctx):
     out = []
     for m in t.noise:
         pm = figures.paired_model(m)
-        beyond, share = (len(pm.beyond_rows), pm.share) if pm is not None else (m.significant, m.share)
-        what = "is beyond noise" if pm is not None else "differs significantly"
-        out.append(f"**Noise:** the A/A control ({md_code(m.metal)} measured twice per round) {what} in "
-                   f"**{beyond} of {m.rows if pm is None else pm.rows} rows ({100 * share:.1f} %)**, the run's "
-                   f"false alarms; a target's row counts only beyond that noise.")
+        passes = f"the A/A control ({md_code(m.metal)} measured twice per round)"
+        if pm is not None:  # the rule's own false alarms (the U test's bare count is the method's)
+            out.append(f"**Noise:** {passes} is beyond noise in **{len(pm.beyond_rows)} of {pm.rows} rows "
+                       f"({100 * pm.share:.1f} %)**, the run's false alarms under the rule every target is judged by.")
+        else:
+            out.append(f"**Noise:** {passes} differs significantly in **{m.significant} of {m.rows} rows "
+                       f"({100 * m.share:.1f} %)**; a target's row counts only when it is significant and larger "
+                       f"than the A/A control shows for its row.")
     if ctx.host_noise is not None and ctx.host_noise.noisier:
         out.append(f"⚠ The host was {ctx.host_noise.times_usual:.1f}x noisier than its usual: a difference smaller "
                    "than the run's minimum detectable effect may be there unseen.")
