@@ -34,9 +34,10 @@ include $(sort $(filter-out mk/deps.mk,$(wildcard mk/*.mk)))
 
 .PHONY: help clean
 
-help: ## List every target with its one-line description
-	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
-	  | sort -u | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
+help: ## List every target with its one-line description (coloured on a terminal only)
+	@if [ -t 1 ]; then on=$$(printf '\033[36m'); off=$$(printf '\033[0m'); fi; \
+	grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
+	  | sort -u | awk -v on="$$on" -v off="$$off" 'BEGIN {FS = ":.*## "}; {printf "  %s%-16s%s %s\n", on, $$1, off, $$2}'
 
 clean: ## Remove build outputs (keeps results/ and the image cache)
 	rm -rf $(BUILD)

@@ -14,7 +14,9 @@ BENCH_BINS += $(addprefix $(BENCH_OUT)/,$(GO_CMDS))
 
 bench-go: $(addprefix $(BENCH_OUT)/,$(GO_CMDS)) ## Build the static Go benchmark binaries (snowflake, envprobe, benchrun)
 
-$(addprefix $(BENCH_OUT)/,$(GO_CMDS)): $(BENCH_OUT)/%: $(GO_SOURCES)
+# go-toolchain first (order-only: it only checks the version when Go is new enough),
+# so that `make bench` builds with the Go that go.mod names on any machine.
+$(addprefix $(BENCH_OUT)/,$(GO_CMDS)): $(BENCH_OUT)/%: $(GO_SOURCES) | go-toolchain
 	@mkdir -p $(@D)
 	cd $(GO_SRC) && $(GO_BUILD) -o $(abspath $@) ./cmd/$*
 

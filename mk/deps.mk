@@ -1,7 +1,8 @@
 # Dependencies: Debian packages, a Go toolchain when the system's is missing
 # or older than bench-src/go/go.mod asks, the Python virtual environment, the
 # Ansible collections the roles use, Go tools. Each step leaves a stamp (or
-# its product) so a second `make` does not repeat it. apt needs root.
+# its product) so a second `make` does not repeat it. apt needs root; a
+# machine without it takes `make laptop` (mk/laptop.mk) instead.
 
 APT_PACKAGES ?= build-essential pkg-config python3-venv python3-dev \
   qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-dev \
@@ -35,7 +36,9 @@ $(STAMPS)/venv: pyproject.toml $(STAMPS)/apt
 	$(PY) -m pip install -q -e '.[test,lab,report]'
 	@touch $@
 
-go-toolchain: $(STAMPS)/apt ## Fetch the Go toolchain go.mod needs from the Go module proxy, if `go` is missing or older
+# No apt step before it: the script needs only curl and python3, so a laptop
+# without root gets its Go too (`make bench` asks for it; `make laptop`).
+go-toolchain: ## Fetch the Go toolchain go.mod needs from the Go module proxy, if `go` is missing or older
 	@mk/go-toolchain.sh "$(GO_MIN_VERSION)" "$(GO_TOOLCHAIN_DIR)"
 
 ansible-collections: $(STAMPS)/collections ## Install the Ansible collections ansible/requirements.yml pins (minimum versions)

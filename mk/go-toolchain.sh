@@ -26,6 +26,7 @@ x86_64) arch=amd64 ;;
 aarch64) arch=arm64 ;;
 *) echo "go-toolchain: no Go toolchain module for $(uname -m); install Go >= $version by hand" >&2; exit 2 ;;
 esac
+command -v curl >/dev/null || { echo "go-toolchain: curl not found: install it, or Go >= $version by hand" >&2; exit 2; }
 module=golang.org/toolchain
 modver=v0.0.1-go$version.linux-$arch
 echo "go-toolchain: ${have:+go $have is older than $version; }fetching $module@$modver from $proxy"
@@ -48,7 +49,8 @@ PY
 )
 [[ $got == "$want" ]] || { echo "go-toolchain: $modver.zip hashes to $got, the checksum database says $want" >&2; exit 1; }
 
-unzip -q "$tmp/go.zip" -d "$tmp/x"
+# Unpacked by python3 (which hashed it above), so that no unzip package is needed.
+python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$tmp/go.zip" "$tmp/x"
 # Module zips keep no file modes: make the commands executable, as Go does.
 chmod +x "$tmp/x/$module@$modver/bin/"* "$tmp/x/$module@$modver/pkg/tool/"*/*
 rm -rf "$dest"

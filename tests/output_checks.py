@@ -13,8 +13,8 @@ from markdown_it import MarkdownIt
 # The only elements report.html may contain: what markdown-it makes of the
 # Markdown syntax vmparity writes, plus the folds and the page around them.
 HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4", "p", "table", "thead",
-             "tbody", "tr", "th", "td", "code", "details", "summary", "b", "strong", "ul", "li", "a", "img",
-             "blockquote", "br", "hr"}
+             "tbody", "tr", "th", "td", "code", "details", "summary", "b", "strong", "em", "ul", "li", "a", "img",
+             "blockquote", "br", "hr"}  # em: the report's own *Section name* pointers
 DATA_PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+\Z")
 HTML_ATTRS = {
     ("html", "lang"): re.compile(r"en\Z"),

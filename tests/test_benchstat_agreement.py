@@ -29,6 +29,11 @@ CASES = {
     "filter with OR, regexp and negation": ["--filter", ".name:(AppendQuote OR /Valid/) -pkg:unicode/utf8", "old.txt", "new.txt"],
     "fixed column order": ["--col", "note@(after before)", "notes.txt"],
     "custom units and Unit lines": ["units-old.txt", "units-new.txt"],
+    "one table for both configurations": ["--table", "", "notes.txt"],
+    "a configuration key ignored": ["--ignore", "note", "notes.txt"],
+    "tables by sub-benchmark": ["--table", "/gomaxprocs", "sub-old.txt", "sub-new.txt"],
+    "gomaxprocs ignored: its cells pooled": ["--ignore", "/gomaxprocs", "sub-old.txt", "sub-new.txt"],
+    "tables by package, columns by file": ["--table", "pkg", "old.txt", "new.txt"],
 }
 
 

@@ -176,6 +176,13 @@ def test_cells_read_as_benchstat_prints_them(cli, benchstat, testdata, monkeypat
     mine = cli("compare", *files).out
     assert cells(theirs) and cells(mine) == cells(theirs)
     assert "sec/op (lower is better)" in mine and "B/s (higher is better)" in mine
+    # Markdown (and so the PR comment) shows the same numbers in the same units, never `928.9m ns/iter`
+    md = cli("compare", *files, "--format", "markdown").out
+    md_cells = {(name[len("Benchmark"):], tuple(re.findall(r"(\S+) ± (\S+)", line)))
+                for line in md.splitlines() if line.startswith("| `Benchmark")
+                for name in [line.split("`")[1]]}
+    assert md_cells == cells(theirs)
+    assert "#### `sec/op` (lower is better)" in md and "`ns/op`" not in md
 
 
 def test_two_runs_say_their_headline_first_on_stdout(cli, tmp_path):

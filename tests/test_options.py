@@ -113,9 +113,13 @@ def test_benchstat_single_dash_spellings_are_the_double_dash_options(cli, run):
     got = cli("compare", "-alpha", "0.01", "-format=csv", a, b)
     assert got.code == 0 and got.out == want.out
     assert cli("compare", a, b, "-confidence", "0.9", "-row", ".name", "-col", ".file").code == 0
+    # `-table ''`, as benchstat is run on two lab files, and -ignore
+    assert cli("compare", "-table", "", a, b, "--format", "csv").out == cli("compare", a, b, "--format", "csv").out
+    assert cli("compare", "-ignore", "/size", a, b).code == 0
 
 
-@pytest.mark.parametrize("spelling", ["-table", "-ignore=goos"])
+# the old benchstat's -delta-test and -sort: every option of today's benchstat is vmparity's too
+@pytest.mark.parametrize("spelling", ["-delta-test", "-sort=delta"])
 def test_a_benchstat_option_vmparity_lacks_is_refused_with_the_hint(cli, run, spelling):
     r = cli("compare", spelling, run / "metal.txt")
     assert r.code == 2 and "Traceback" not in r.err
@@ -130,3 +134,18 @@ def test_compare_still_takes_the_old_name_of_text(cli, run):
 def test_an_option_value_that_starts_with_a_dash_is_left_as_it_is(cli, run):
     r = cli("compare", run / "metal.txt", run / "guest-nosmt.txt", "--filter", "-name", "-format", "csv")
     assert r.code == 2 and "--filter" in r.err and "two dashes" not in r.err  # the filter's own error
+
+
+def test_dash_o_writes_what_stdout_would_and_keeps_the_file_on_bad_input(cli, run, tmp_path):
+    a, b = run / "metal.txt", run / "guest-nosmt.txt"
+    dest = tmp_path / "cmp.md"
+    r = cli("compare", a, b, "-format", "markdown", "-o", dest)
+    assert r.code == 0 and r.out == "" and dest.read_text() == cli("compare", a, b, "--format", "markdown").out
+    # a tripped gate is an answer: the file is written and the status is 1
+    gated = cli("compare", a, b, "--fail-on-regression", "1", "--output", dest)
+    assert gated.code == 1 and "significant regression" in gated.err and "BenchmarkMemcpy" in dest.read_text()
+    kept = dest.read_text()
+    bad = cli("compare", a, tmp_path / "missing.txt", "-o", dest)
+    assert bad.code == 2 and dest.read_text() == kept and sorted(p.name for p in tmp_path.iterdir()) == ["cmp.md", "run"]  # no temporary left
+    nowhere = cli("explain", a, b, "-o", tmp_path / "no-such-dir" / "x.txt")
+    assert nowhere.code == 2 and "no-such-dir/x.txt: cannot write the output there" in nowhere.err

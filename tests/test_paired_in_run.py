@@ -93,7 +93,7 @@ def test_the_report_names_the_test_that_decided_its_rows(cli, tmp_path):
         assert r.code == 0, r.err
         return next(x for x in (tmp_path / "out" / "report.md").read_text().splitlines() if x.startswith("Baseline:"))
 
-    assert f"round by round (the signed-rank test on each row's ratios to both passes, above), in all {rows} rows" \
+    assert f"round by round (the signed-rank test on each row's ratios to both passes; *Method and noise*, below), in all {rows} rows" \
         in baseline_line()
     (run / "rounds.json").unlink()
     line = baseline_line()
@@ -119,9 +119,12 @@ def test_the_noise_headline_is_the_rules_false_alarms_not_the_u_tests_count(cli,
     rule, significant = len(m.paired.beyond_rows), m.significant
     assert rule == 0 and significant >= 4, (rule, significant)
     assert cli("report", run, "--out", tmp_path / "out").code == 0
-    first = (tmp_path / "out" / "report.md").read_text().split("**Noise:**")[1].split("\n")[0]
-    assert re.search(r"^ the A/A control .*? is beyond noise in \*\*(\d+) of \d+ rows", first).group(1) == str(rule)
-    assert first.endswith(f"the two passes differ in {significant} of {m.rows} rows ({100 * m.share:.1f} %).")
+    # the first screen's line, then the method's paragraph, which says the U test's count last
+    first, method = [x.split("\n")[0] for x in (tmp_path / "out" / "report.md").read_text().split("**Noise:**")[1:3]]
+    for line in (first, method):
+        assert re.search(r"^ the A/A control .*? is beyond noise in \*\*(\d+) of \d+ rows", line).group(1) == str(rule)
+    assert "differ in" not in first  # the U test's bare count is the method's, not the first screen's
+    assert method.endswith(f"the two passes differ in {significant} of {m.rows} rows ({100 * m.share:.1f} %).")
     r = cli("noise", run)
     assert r.code == 0 and r.out.startswith(f"A/A noise (metal-aa vs metal): {rule} of {m.paired.rows} rows"), r.out
     # a run whose rounds do not pair has only the U test's figure, and leads with it

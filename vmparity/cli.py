@@ -9,10 +9,12 @@ taken for a regression and nothing was decided.
 """
 
 import argparse
+import contextlib
 import importlib
 import os
 import re
 import sys
+from pathlib import Path
 
 from . import __version__
 from .errors import InputError
@@ -63,6 +65,13 @@ def _results_dir_option(s):
                         "also accepted before the command")
 
 
+def _output_option(s):
+    """-o FILE, for the commands that answer on standard output."""
+    s.add_argument("-o", "--output", metavar="FILE",
+                   help="write the output to FILE instead of standard output; FILE is replaced only when the "
+                        "command answers (exit 0, or 1 for a tripped gate), never left half-written")
+
+
 def _parser():
     p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -93,6 +102,11 @@ def _parser():
                    "(a configuration key, /subkey, .name, .fullname, .file, .config; default: one column per operand)")
     s.add_argument("--by", metavar="KEY", dest="col", help="the same as --col KEY (e.g. --by target: every target of a run side by side)")
     s.add_argument("--row", metavar="KEYS", help="one row per value of KEYS, as benchstat's -row (default .fullname)")
+    s.add_argument("--table", metavar="KEYS", help="one table per value of KEYS, as benchstat's -table "
+                   "(default: one per target of a run, and per configuration key that changes inside a file; "
+                   "--table '' is one table, e.g. for two lab files whose fingerprints differ)")
+    s.add_argument("--ignore", metavar="KEYS", help="pool the results that differ only in KEYS, as benchstat's "
+                   "-ignore (e.g. --ignore /size, --ignore goarch,pkg)")
     s.add_argument("--filter", metavar="EXPR", help="only results matching EXPR, as benchstat's -filter "
                    "(e.g. '/size:(1024 OR 4096) .unit:ns/op', 'goos:linux -.name:Clock')")
     _format_option(s, ["text", "markdown", "csv", "json"])
@@ -102,6 +116,7 @@ def _parser():
     s.add_argument("--baseline", metavar="COLUMN", help="the column the others are compared with")
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
     _results_dir_option(s)
+    _output_option(s)
 
     s = sub.add_parser("explain", help="name the likely cause and fix of every significant difference")
     s.add_argument("base", metavar="A", help="the reference: a result file, run directory or run-id")
@@ -110,6 +125,7 @@ def _parser():
     _format_option(s, ["text", "markdown", "json"])
     s.add_argument("--rules", metavar="YAML", help="rules file (default: the packaged vmparity/decide/rules.yaml)")
     _results_dir_option(s)
+    _output_option(s)
 
     s = sub.add_parser("report", help="report.md and report.html with plots for one run")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -123,6 +139,7 @@ def _parser():
     s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
     _format_option(s, ["text", "markdown", "json"])
     _results_dir_option(s)
+    _output_option(s)
 
     s = sub.add_parser("power", help="plant known effects into copies of a run's target files: recall and false alarms")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -138,6 +155,7 @@ def _parser():
                    "default: every speed unit); benchmarks are planted in all their speed units either way")
     _format_option(s, ["text", "json"])
     _results_dir_option(s)
+    _output_option(s)
 
     s = sub.add_parser("history", help="change points of every benchmark row per target over the stored runs, largest first")
     _results_dir_option(s)
@@ -152,6 +170,7 @@ def _parser():
     s.add_argument("--all", action="store_true", help="list every change point and excursion")
     s.add_argument("--tracks", action="store_true",
                    help="print every run of every track with its change points instead (long: the whole history)")
+    _output_option(s)
 
     s = sub.add_parser("export", help="one run as Bencher Metric Format or github-action-benchmark JSON")
     s.add_argument("run", metavar="RUN", help="run directory or run-id")
@@ -161,6 +180,7 @@ def _parser():
     s.add_argument("--better", default="lower", choices=["lower", "higher"],
                    help="gab: the units of customSmallerIsBetter (lower) or customBiggerIsBetter (higher)")
     _results_dir_option(s)
+    _output_option(s)
 
     s = sub.add_parser("lab", help="the lab's own steps and contracts (called by the Makefile and the Ansible roles)")
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
@@ -264,6 +284,7 @@ def _parser():
                    help="exit 1 if a significant regression exceeds PCT percent")
     s.add_argument("--full-report", metavar="WHERE", help="where readers find the full report (said when rows are left out)")
     _results_dir_option(s)
+    _output_option(s)
     return p
 
 
@@ -286,7 +307,8 @@ def _dispatch(a, out, err):
         return cmd.run(a.files, out, err, program_output=a.program_output)
     if a.command == "compare":
         return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
-                       results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline)
+                       results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline,
+                       table_keys=a.table, ignore=a.ignore)
     if a.command == "explain":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
     if a.command == "report":
@@ -313,6 +335,25 @@ def _dispatch(a, out, err):
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, results_dir=a.results_dir,
                        fail_on_regression=a.fail_on_regression, full_report=a.full_report)
     raise AssertionError(a.command)
+
+
+def _dispatch_to_file(a, path, err):
+    """-o FILE: the command writes to a temporary file beside FILE, renamed over it when it answered, so
+    that bad input (exit 2) or a crash never leaves half a file, nor destroys the one already there."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        f = open(tmp, "w", encoding="utf-8")
+    except OSError as e:
+        raise InputError(path, f"cannot write the output there: {e.strerror or e}") from None
+    try:
+        with f:
+            code = _dispatch(a, f, err)
+        if code in (0, 1):
+            os.replace(tmp, path)
+        return code
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def _long_options(parser):
@@ -366,6 +407,8 @@ def main(argv=None, stdout=None, stderr=None):
     except SystemExit as e:  # --help, --version
         return int(e.code or 0)
     try:
+        if getattr(a, "output", None):
+            return _dispatch_to_file(a, Path(a.output), err)
         return _dispatch(a, out, err)
     except InputError as e:
         err.write(f"vmparity: error: {terminal(e)}\n")

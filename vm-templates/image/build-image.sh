@@ -16,10 +16,6 @@ DISK_SIZE=${IMAGE_DISK_SIZE:-3G}
 images=$CACHE_DIR/image
 
 die() { echo "build-image: $*" >&2; exit 1; }
-for tool in debootstrap chroot mke2fs qemu-img tar flock sha256sum systemctl; do
-  command -v "$tool" >/dev/null || die "'$tool' not found; install it (make apt-deps)"
-done
-[ "$(id -u)" = 0 ] || die "debootstrap needs root (uid 0); run as root"
 
 # --- recipe hash: every input file, by relative path, plus the suite -----------
 recipe_sums() {
@@ -39,6 +35,12 @@ if [ -s "$final/recipe.sha256" ]; then
   echo "build-image: cached $final"
   exit 0
 fi
+# Only a build needs root and these tools: a cached image (one copied from the
+# machine that built it, as a laptop without root gets it) is found above.
+for tool in debootstrap chroot mke2fs qemu-img tar sha256sum systemctl; do
+  command -v "$tool" >/dev/null || die "'$tool' not found; install it (make apt-deps)"
+done
+[ "$(id -u)" = 0 ] || die "debootstrap needs root (uid 0); run as root, or copy $images/$hash/ (and the link current) from a machine that built it"
 
 # --- build in a temporary directory; rename only when everything is there ---
 work=$(mktemp -d "$images/.build-$hash.XXXXXX")

@@ -10,12 +10,12 @@ from ..render.gate import gate
 
 
 def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0.05, confidence=0.95,
-        results_dir=None, fail_on_regression=None, baseline=None):
+        results_dir=None, fail_on_regression=None, baseline=None, table_keys=None, ignore=None):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
-                    history_dir=inputs.runs_dir(results_dir))
+                    history_dir=inputs.runs_dir(results_dir), table=table_keys, ignore=ignore)
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     headline = crossrun_headline(t)
     if headline and fmt == "text":

@@ -144,9 +144,9 @@ def _significant_rows(t, sig, budget):
     order = sorted(sig, key=lambda x: -abs(x[2].pct) if x[2].pct is not None else 0)
     head = (f"\n### Significant changes (largest first)\n\n| target | benchmark | unit | {md_code(base, in_table=True)} | head | change | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|---|\n")
-    lines = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} | {fmt.summary(r.cells.get(base))} | "
-             f"{fmt.summary(r.cells.get(col))} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n"
-             for r, col, d in order)
+    lines = (f"| {md_code(r.group or col, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(unit, in_table=True)} | {a} | "
+             f"{b} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n"
+             for r, col, d in order for unit, (a, b) in [fmt.scaled(r.unit, [r.cells.get(base), r.cells.get(col)])])
     return markdown.fit(head, lines, budget)
 
 

@@ -134,9 +134,10 @@ def changed(ab, budget):
         return "\nNo row of any target changed beyond noise.\n", 0, 0
     head = ("\n### Changed beyond noise (largest first)\n\n| target | benchmark | unit | BASE | HEAD | change | p | verdict |\n"
             "|---|---|---|--:|--:|--:|--:|---|\n")
-    lines = (f"| {md_code(p.target, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(r.unit, in_table=True)} "
-             f"| {fmt.summary(r.cells.get(p.table.columns[0]))} | {fmt.summary(r.cells.get(p.target))} | {fmt.delta(d)} "
-             f"| {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n" for p, r, d in rows)
+    lines = (f"| {md_code(p.target, in_table=True)} | {md_code(r.name, in_table=True)} | {md_code(unit, in_table=True)} "
+             f"| {a} | {b} | {fmt.delta(d)} | {d.comparison.p:.3f} | {fmt.verdict_mark(d)} |\n"
+             for p, r, d in rows
+             for unit, (a, b) in [fmt.scaled(r.unit, [r.cells.get(p.table.columns[0]), r.cells.get(p.target)])])
     text, shown = markdown.fit(head, lines, budget)
     return text, shown, len(rows)
 

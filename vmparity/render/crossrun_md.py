@@ -101,11 +101,12 @@ def changed_table(t, cr, budget):
     if not rows:
         return "", 0
     empty = {}
-    lines = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(j.unit, in_table=True)} | "
-             f"{fmt.summary(c.get(cr.base))} | {fmt.summary(c.get(cr.head))} | {fmt.pct(j.drift_pct)} | "
+    lines = (f"| {md_code(j.group, in_table=True)} | {md_code(j.name, in_table=True)} | {md_code(unit, in_table=True)} | "
+             f"{a} | {b} | {fmt.pct(j.drift_pct)} | "
              f"{'' if j.clock_pct is None else fmt.pct(j.clock_pct)} | "
              f"{fmt.pct(j.change_pct)} | {j.band_pct:.1f}% | {j.p:.3f} | {md_text(j.verdict)} |\n"
-             for j in rows for c in [cells.get((j.group, j.name, j.unit), empty)])
+             for j in rows for c in [cells.get((j.group, j.name, j.unit), empty)]
+             for unit, (a, b) in [fmt.scaled(j.unit, [c.get(cr.base), c.get(cr.head)])])
     return markdown.fit(head, lines, budget)
 
 

@@ -24,12 +24,6 @@ def value(v):
     return f"{scaled:.{digits}f}{prefix}"
 
 
-def summary(s):
-    if s is None:
-        return ""
-    return f"{value(s.center)} ± {s.pct_range()}"
-
-
 # The mark of a time row's change taken at an equal core clock (decide/clockcheck.py) and
 # the line that says what it means, under every table that shows one.
 EQUAL_CLOCK_MARK = "†"
@@ -208,3 +202,19 @@ def scaled_summary(s, factor, scaler):
     if s is None:
         return ""
     return f"{scaler(s.center * factor)} ± {s.pct_range()}"
+
+
+def scaled(unit, summaries):
+    """One row's cells as benchstat prints them, for a table that shows raw Summaries (Markdown,
+    the PR comment): (the tidied unit, one `928.9p ± 2%` per summary, "" for None), one scale
+    for the row, so that `928.9m ns/iter` reads as `928.9p sec/iter`."""
+    shown, factor = tidy_unit(unit)
+    scale = common_scale([s.center * factor for s in summaries if s is not None], shown)
+    return shown, [scaled_summary(s, factor, scale) for s in summaries]
+
+
+def scaled_value(unit, v):
+    """A lone value (a geomean) in its tidied unit, scaled as benchstat scales it."""
+    shown, factor = tidy_unit(unit)
+    return "?" if v is None else common_scale([v * factor], shown)(v * factor)
+

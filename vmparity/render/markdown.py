@@ -3,7 +3,7 @@
 from ..decide.figures import row_mde
 from . import fmt
 from .escape import md_code, md_text
-from .text import _sections
+from .text import _sections, short_labels
 
 
 def render(table, out, only_significant=False, notes=None):
@@ -13,26 +13,34 @@ def render(table, out, only_significant=False, notes=None):
     last = table.columns[-1]
     notes = notes or {}
     shown = []
+    # files of one directory by their base names, under a line naming it, as the text table does
+    labels, legend = short_labels(table.columns)
+    label = dict(zip(table.columns, labels))
+    for line in legend:  # "columns: DIR/<column>.txt"
+        what, _, where = line.partition(": ")
+        out.write(f"\n{md_text(what)}: {md_code(where)}\n")
     for (group, unit), rows in _sections(table):
         if only_significant:
             rows = [r for r in rows if any(d.comparison.significant for d in r.deltas.values())]
             if not rows:
                 continue
         better = fmt.direction(rows[0].higher_better)
-        out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(unit)} ({better})\n\n")
+        shown_unit = fmt.tidy_unit(unit)[0]  # benchstat's: sec/op for ns/op, values scaled to it
+        out.write(f"\n#### {md_text(group) + ' · ' if group else ''}{md_code(shown_unit)} ({better})\n\n")
         head = ["benchmark"]
         for col in table.columns:
-            head.append(md_code(col, in_table=True))
+            head.append(md_code(label[col], in_table=True))
             if col != base:
-                head += [f"vs {md_code(base, in_table=True)}", "p", "verdict"]
+                head += [f"vs {md_code(label[base], in_table=True)}", "p", "verdict"]
         out.write("| " + " | ".join(head) + " |\n")
         out.write("|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|\n")
         shown += rows
         for r in rows:
             cells = [md_code(r.name, in_table=True)]
             summaries, deltas = r.cells, r.deltas  # read once: a stored row makes them on each read
-            for col in table.columns:
-                cells.append(fmt.summary(summaries.get(col)))
+            _, scaled = fmt.scaled(unit, [summaries.get(col) for col in table.columns])
+            for col, summary in zip(table.columns, scaled):
+                cells.append(summary)
                 if col != base:
                     d = deltas.get(col)
                     note = notes.get((r.group, r.name, r.unit)) if col == last and d else None
@@ -44,7 +52,7 @@ def render(table, out, only_significant=False, notes=None):
             if g.group == group and g.unit == unit and not only_significant:
                 cells = ["**geomean**"]
                 for col in table.columns:
-                    cells.append(fmt.value(g.values[col]))
+                    cells.append(fmt.scaled_value(unit, g.values[col]))
                     if col != base:
                         cells += [fmt.pct(g.pct[col]), "", ""]
                 out.write("| " + " | ".join(cells) + " |\n")

@@ -18,7 +18,9 @@ def extra(module):
     try:
         return importlib.import_module(f".{module}", __package__)
     except ModuleNotFoundError as e:
-        raise InputError("vmparity report", f"needs {e.name}: pip install 'vmparity[report]'") from e
+        # vmparity is installed from a checkout (no index has it): the extra by path
+        raise InputError("vmparity report", f"needs {e.name}, of the report extra: pip install '.[report]' "
+                                            "in a checkout of vmparity (or make laptop-venv there)") from e
 
 
 def build(run, alpha=0.05, baseline=None, results_dir=None, err=None, draw_plots=True):

@@ -59,8 +59,38 @@ def noise(ctx):
     nested = emulated_host(t)
     if nested:
         out += ["", nested]
-    out += ["", core_clock(t), "", memory_bandwidth(t), "", sensitivity_table(t, ctx.mde_goals)]
     return "\n".join(out) + "\n"
+
+
+def levels(ctx):
+    """The checks of the host's levels and the run's sensitivity: the core clock, the memory
+    bandwidth, the minimum detectable effect per family. Method, read after the verdicts."""
+    t = ctx.table
+    return "\n".join(p for p in (core_clock(t), memory_bandwidth(t), sensitivity_table(t, ctx.mde_goals)) if p) + "\n"
+
+
+def headline(ctx):
+    """The run's trust in two sentences for the report's first screen: the A/A control's false
+    alarms, and a warning when the host was noisier than its usual; the method comes later."""
+    t = ctx.table
+    if not t.noise:
+        return ("**Noise:** no A/A control in this run, so the differences below are not checked against "
+                "the run's own noise.")
+    out = []
+    for m in t.noise:
+        pm = figures.paired_model(m)
+        passes = f"the A/A control ({md_code(m.metal)} measured twice per round)"
+        if pm is not None:  # the rule's own false alarms (the U test's bare count is the method's)
+            out.append(f"**Noise:** {passes} is beyond noise in **{len(pm.beyond_rows)} of {pm.rows} rows "
+                       f"({100 * pm.share:.1f} %)**, the run's false alarms under the rule every target is judged by.")
+        else:
+            out.append(f"**Noise:** {passes} differs significantly in **{m.significant} of {m.rows} rows "
+                       f"({100 * m.share:.1f} %)**; a target's row counts only when it is significant and larger "
+                       f"than the A/A control shows for its row.")
+    if ctx.host_noise is not None and ctx.host_noise.noisier:
+        out.append(f"⚠ The host was {ctx.host_noise.times_usual:.1f}x noisier than its usual: a difference smaller "
+                   "than the run's minimum detectable effect may be there unseen.")
+    return " ".join(out) + " How the run was judged, and how far to trust it: *Method and noise*, below."
 
 
 def emulated_host(t):
@@ -153,6 +183,24 @@ def hygiene(ctx):
         out.append(f"**Rounds:** {len(planned)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
                    f"measured the host's targets once, one at a time, in a shuffled order recorded in rounds.json.")
         out += _added(rs) + _confirmed(rs, ctx)
+    summary, redone = _remeasured(rec.get("remeasured", []))
+    out += summary
+    for fill in rec.get("filled-in", []):
+        out.append(f"- {', '.join(md_code(t) for t in fill['targets'])} measured later to fill in this run: "
+                   f"{md_text(fill['note'])}")
+    return "\n".join(out + _warnings(rec) + redone) + "\n"
+
+
+def warnings(ctx):
+    """The rounds' warnings (a busy host, a fingerprint that moved, a partial run, a target or host
+    that failed), one Markdown bullet each: the report says them on its first screen too."""
+    rec = round_record.load(ctx.run_dir)
+    return _warnings(rec) if rec is not None else []
+
+
+def _warnings(rec):
+    out = []
+    for rs in rec["hosts"].values():
         for r in rs:
             h = r.get("hygiene") or {}
             busy = h.get("busy-processes", "none")
@@ -160,14 +208,9 @@ def hygiene(ctx):
                 out.append(f"- ⚠ round {md_text(r['round'])} started on a busy host: load "
                            f"{md_text(h.get('loadavg', '?'))}; busy: {md_code(busy)} "
                            f"(over {md_text(h.get('busy-threshold', 'the threshold'))})")
-    summary, redone = _remeasured(rec.get("remeasured", []))
-    out += summary
     for target, keys in rec.get("fingerprint-changed", {}).items():
         for key, values in keys.items():
             out.append(f"- ⚠ {md_code(target)}: {md_code(key)} changed during the run: " + _value_runs(values))
-    for fill in rec.get("filled-in", []):
-        out.append(f"- {', '.join(md_code(t) for t in fill['targets'])} measured later to fill in this run: "
-                   f"{md_text(fill['note'])}")
     if rec.get("partial"):
         out.append("- ⚠ **partial run**: some targets did not finish every round; their rows rest on fewer samples")
     for host, why in rec.get("failed-hosts", {}).items():
@@ -178,7 +221,7 @@ def hygiene(ctx):
                    f"{md_text(why.get('msg', ''))}")
     for target, ks in rec.get("missing-rounds", {}).items():
         out.append(f"- ⚠ {md_code(target)}: rounds {md_text(', '.join(map(str, ks)))} did not finish")
-    return "\n".join(out + redone) + "\n"
+    return out
 
 
 def _value_runs(values):

@@ -38,13 +38,16 @@ def _host_contexts(ctx):
 
 
 def summary(ctx):
+    """The first screen: how far the run can be trusted in a sentence, its warnings, one line per
+    target, and the main differences with their cause and fix. The method follows the verdicts."""
     title = f"# vmparity report: run {md_code(ctx.run_id)}"
     if ctx.rack is not None:
         return _rack_summary(ctx, title)
     if len(ctx.table.columns) == 1:
         base = md_code(ctx.table.columns[0])
         return f"{title}\n\nOne target ({base}): nothing to compare it with; results and plots below.\n"
-    return "\n".join([title, "", run_quality.noise(ctx), run_quality.hygiene(ctx), _target_table(ctx)])
+    return "\n".join([title, "", run_quality.headline(ctx), "", *_warnings(ctx), _target_table(ctx),
+                      _main_differences(ctx)])
 
 
 def _rack_summary(ctx, title):
@@ -52,25 +55,75 @@ def _rack_summary(ctx, title):
     out = [title, "",
            f"**Rack run:** {len(ctx.hosts)} metal hosts ({names}). Each host's targets are compared with that "
            "host's metal, beyond the noise of that host's own A/A control; the hosts' metals are compared with "
-           "each other under *Hosts compared*.", "", run_quality.hygiene(ctx)]
+           "each other under *Hosts compared*.", "", *_warnings(ctx)]
     for host, sub in _host_contexts(ctx):
-        out += [f"## Host {md_code(host)}", "", run_quality.noise(sub), _target_table(sub)]
+        out += [f"## Host {md_code(host)}", "", run_quality.headline(sub), "", _target_table(sub),
+                _main_differences(sub)]
     return "\n".join(out)
 
 
+def _warnings(ctx):
+    """The rounds' warnings (partial run, failed target, busy host), as a list ending in a blank line."""
+    lines = run_quality.warnings(ctx)
+    return [*lines, ""] if lines else []
+
+
 def _target_table(ctx):
-    """The baseline line and one summary row per target compared with it."""
+    """The baseline line and one summary row per target compared with it; the lab's verdicts on
+    its explanations where `make lab-verify` tested them."""
     base = md_code(ctx.table.columns[0])
+    verdicts = _verdicts_of_targets(ctx)
     lines = [f"Baseline: {base}. Each target is compared with it at α = {ctx.table.alpha:g}, {_test_named(ctx.table)}; "
              "worse and better count the rows beyond noise.", "",
-             "| target | kind | worse | better | within noise | explained by | unexplained |",
-             "|---|---|--:|--:|--:|---|--:|"]
+             "| target | kind | worse | better | within noise | explained by | unexplained |"
+             + (" lab verdicts |" if verdicts is not None else ""),
+             "|---|---|--:|--:|--:|---|--:|" + ("---|" if verdicts is not None else "")]
     for f in figures.per_target(ctx.table, ctx.explained):  # the A/A control's figure is the noise line above
         res = ctx.explained[f.target]
         rules = ", ".join(dict.fromkeys(md_code(e.rule['id'], in_table=True) for e in res.explanations)) or "—"
-        lines.append(f"| {md_code(f.target, in_table=True)} | {md_text(f.kind)} | {f.worse} | {f.better} | {f.within} "
-                     f"| {rules} | {f.unexplained} |")
+        line = (f"| {md_code(f.target, in_table=True)} | {md_text(f.kind)} | {f.worse} | {f.better} | {f.within} "
+                f"| {rules} | {f.unexplained} |")
+        if verdicts is not None:
+            line += f" {md_text(verdicts.get(f.target, '—'))} |"
+        lines.append(line)
+    if verdicts is None and any(ctx.explained[f.target].explanations for f in figures.per_target(ctx.table, ctx.explained)):
+        lines += ["", "An explanation is a hypothesis until the lab applies its fix and measures again: "
+                      "`make lab-verify` does, and its verdicts join this table."]
     return "\n".join(lines) + "\n"
+
+
+def _verdicts_of_targets(ctx):
+    """{target: "1 verified, 1 refuted"} from the run's verdicts.json, or None without one."""
+    if not ctx.verdicts:
+        return None
+    counts = {}
+    for v in ctx.verdicts.get("verdicts", []):
+        counts.setdefault(v["target"], {}).setdefault(v["verdict"], 0)
+        counts[v["target"]][v["verdict"]] += 1
+    return {t: ", ".join(f"{n} {verdict}" for verdict, n in c.items()) for t, c in counts.items()}
+
+
+def _main_differences(ctx):
+    """One bullet per rule that explains rows beyond noise, most rows first: its cause in a
+    phrase, the targets, and the fix (each target's own fix, with the evidence, under *Why they
+    differ*); then the rows no rule explains, counted."""
+    by_rule = {}
+    for col in ctx.table.columns[1:]:
+        res = ctx.explained.get(col)
+        for e in res.explanations if res is not None else []:
+            by_rule.setdefault(e.rule["id"], []).append(e)
+    unexplained = {c: len(r.unexplained) for c, r in ctx.explained.items() if r.unexplained}
+    if not by_rule and not unexplained:
+        return ""
+    out = ["**Main differences** (cause, where, fix; each target's evidence under *Why they differ*):", ""]
+    for rule_id, es in sorted(by_rule.items(), key=lambda kv: -sum(len(e.rows) for e in kv[1])):
+        where = ", ".join(f"{md_code(e.b)} ({len(e.rows)} row(s))" for e in es)
+        fix = f"**Fix** (for {md_code(es[0].b)}): {md_text(es[0].fix)}"
+        out.append(f"- **{md_text(es[0].rule['title'])}** ({md_code(rule_id)}): {where}.  \n  {fix}")
+    if unexplained:
+        out.append("- **No rule explains** " + ", ".join(f"{n} row(s) of {md_code(c)}" for c, n in unexplained.items())
+                   + ": listed under *Why they differ*.")
+    return "\n".join(out) + "\n"
 
 
 def _test_named(t):
@@ -81,7 +134,7 @@ def _test_named(t):
     if not paired:
         return "by the Mann–Whitney U test on the repetitions"
     compared = sum(1 for r in t.rows for c in r.deltas if c in counts)
-    how = "round by round (the signed-rank test on each row's ratios to both passes, above)"
+    how = "round by round (the signed-rank test on each row's ratios to both passes; *Method and noise*, below)"
     if paired == compared:
         return f"{how}, in all {compared} rows"
     return f"{how} in {paired} of {compared} rows, by the Mann–Whitney U test on the repetitions in the others"
@@ -122,6 +175,22 @@ def _explained_folds(ctx):
 
 def _verdict_index(ctx):
     return {(v["target"], v["rule"]): v for v in (ctx.verdicts or {}).get("verdicts", [])}
+
+
+def method(ctx):
+    """How the run was judged and how far to trust it, after the verdicts: the A/A control's full
+    figures, then the host's levels, the sensitivity and the rounds folded (a busy run lists a
+    hundred re-measured repetitions)."""
+    if len(ctx.table.columns) == 1:
+        return None
+    out = ["## Method and noise", ""]
+    for host, sub in _host_contexts(ctx) if ctx.rack is not None else [("", ctx)]:
+        if host:
+            out += [f"### Host {md_code(host)}", ""]
+        out += [run_quality.noise(sub), fold.open_("Core clock, memory bandwidth and sensitivity"),
+                run_quality.levels(sub), fold.close()]
+    out += [fold.open_("Rounds, and the repetitions measured again"), run_quality.hygiene(ctx), fold.close()]
+    return "\n".join(out)
 
 
 def verifications(ctx):
@@ -190,5 +259,6 @@ class _Buf:
         return "".join(self.parts)
 
 
-SECTIONS = [summary, ab, hosts_compared, explanations, verifications, history_section.history_section, plots, reproductions, comparison,
-            fingerprints]
+# Verdicts first (what differs, why, the fix), then the method they rest on, then the material.
+SECTIONS = [summary, ab, hosts_compared, explanations, verifications, method, history_section.history_section, plots,
+            reproductions, comparison, fingerprints]

@@ -49,17 +49,17 @@ class Table:
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
-          col=None, row=None, filter=None, history_dir=None):
+          col=None, row=None, filter=None, history_dir=None, table=None, ignore=None):
     """Build a Table from loaded Inputs (see inputs.py).
 
-    col, row and filter are benchstat's -col, -row and -filter (strings);
+    col, row, filter, table and ignore are benchstat's -col, -row, -filter, -table and -ignore (strings);
     `by=KEY` is `col=KEY`, kept for the callers that say by="target".
     Two runs compared target by target are judged against run-to-run noise
     (crossrun.py); history_dir (a runs/ directory) adds the stored history's
     evidence of it.
     """
     col_spec = col or by
-    layout = Layout(inputs, col_spec, row, filter)
+    layout = Layout(inputs, col_spec, row, filter, table, ignore)
     pool = CellPool()
     direction = {}
     kinds = {}  # column -> target-kind of its first file, in first-seen order

@@ -4,6 +4,10 @@ Defaults (no --col/--row): one column per operand, rows by full benchmark
 name, and when operands are runs of several targets, one group per target
 so each target is compared with the same target of the other run.
 With --col/--row (benchstat's -col/-row) the projections decide instead.
+--table (benchstat's -table) names the keys that split results into tables
+(groups) instead of the default below; `--table ''` is one table. --ignore
+(benchstat's -ignore) names keys whose variations are pooled: they split
+nothing and leave `.config` and `.fullname`.
 
 Groups also keep apart what benchstat's `.config` tables keep apart inside
 one file: when a configuration key changes part-way through a file (`note:
@@ -21,18 +25,24 @@ from ..errors import InputError
 
 
 class Layout:
-    def __init__(self, inputs, col=None, row=None, filter_text=None):
+    def __init__(self, inputs, col=None, row=None, filter_text=None, table=None, ignore=None):
         self.inputs = inputs
         self.col = projection.parse(col, "--col") if col else None
         self.row = projection.parse(row, "--row") if row else None
+        # None: the default tables; [] (`--table ''`): one table, as benchstat's
+        self.table = None if table is None else projection.parse(table, "--table") if table.strip() else []
+        ignored = {f.key for f in projection.parse(ignore, "--ignore")} if ignore and ignore.strip() else set()
         _require_config_keys(inputs, self.col, "--col/--by")
         _require_config_keys(inputs, self.row, "--row")
+        _require_config_keys(inputs, self.table, "--table")
         self.filter = Filter(filter_text) if filter_text and filter_text.strip() not in ("", "*") else None
-        mentioned = {f.key for f in (self.col or []) + (self.row or [])}
+        mentioned = {f.key for f in (self.col or []) + (self.row or []) + (self.table or [])} | ignored
         self.extract = projection.Extractor(mentioned)
         self.pivot_runs = self.col is None and any(inp.is_run and len(inp.files) > 1 for inp in inputs)
-        self.group_by_label = self.col is not None and len(inputs) > 1 and ".file" not in mentioned
-        self.varying = [k for k in _varying_keys(inputs) if k not in mentioned]
+        self.group_by_label = (self.table is None and self.col is not None and len(inputs) > 1
+                               and ".file" not in mentioned)
+        # --table replaces the split by keys that vary inside a file: the tables are what it names
+        self.varying = [] if self.table is not None else [k for k in _varying_keys(inputs) if k not in mentioned]
         self._first_seen = None
 
     def results(self):
@@ -49,6 +59,11 @@ class Layout:
                         group = f"{group} · {here}" if group else here
                     config = sec.config
                     for number, name in enumerate(sec.samples.names):
+                        if self.table:  # per benchmark: a table key may be part of its name (/size, .name)
+                            values = [ex.value(f.key, inp.label, config, name) for f in self.table]
+                            if not projection.keep(self.table, values):
+                                continue
+                            group = _table_group(base_group, self.table, values)
                         if col_fields is None:
                             column = inp.label
                         else:
@@ -63,7 +78,7 @@ class Layout:
                             if not projection.keep(row_fields, values):
                                 continue
                             name = projection.row_label(row_fields, values)
-                        elif col_fields is not None and ex.name_excluded:
+                        elif ex.name_excluded:  # a /key projected elsewhere or ignored leaves the row's name
                             name = "Benchmark" + ex.fullname(name)
                         yield inp, rf, sec, group, column, number, name
 
@@ -73,6 +88,13 @@ class Layout:
             return columns
         key = projection.sort_key(self.col, [{} for _ in self.col])
         return sorted(columns, key=lambda c: key([c]))
+
+
+def _table_group(base, fields, values):
+    """The group of a --table projection: `key: value` pairs as benchstat heads its tables, after the
+    target when runs are pivoted (each target is compared with itself)."""
+    here = " ".join(f"{f.key}: {v}" for f, v in zip(fields, values))
+    return f"{base} · {here}" if base else here
 
 
 def _require_config_keys(inputs, fields, option):
