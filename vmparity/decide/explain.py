@@ -71,6 +71,7 @@ class Result:
     within_label: str = "no larger than the A/A control shows"  # what within_noise means here
     # an A/B run's rows no rule explains whose program both sides ran byte-identical: the run's noise
     same_binary: list = field(default_factory=list)
+    policy: object = None  # policy.Policy the rows were judged under (decide/policy.py), None when not said
 
 
 def load_rules(path=None):

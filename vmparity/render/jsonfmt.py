@@ -38,6 +38,7 @@ def to_dict(table):
     return {
         "schema": SCHEMA,
         "alpha": table.alpha,
+        "policy": table.policy.key,
         "confidence": table.confidence,
         "by": table.by,
         "columns": table.columns,
