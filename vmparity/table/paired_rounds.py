@@ -43,7 +43,8 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             beyond = pm.beyond(r.name, unit, ev)
             deltas = dict(r.deltas)
             deltas[col] = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), cmp.significant and not beyond,
-                                at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth)
+                                at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth,
+                                test=pm.decided_by(r.name, unit, ev))
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
             row_mde[key] = pm.mde(r.name, unit, ev)
             n_paired += 1
@@ -147,4 +148,4 @@ def _calibrated(metal, aa, alpha, higher, unit_of=None):
     pm = paired.calibrate(paired.pair_differences(metal, aa), alpha, unit_of)
     pm.floor_scale = paired.TWO_PASS_FLOOR
     return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR,
-                                            unit_of))
+                                            unit_of, alpha))
