@@ -2,6 +2,7 @@
 run's explanations, and the verdict rule (vmparity.decide.verification) on synthetic rows and runs."""
 
 import json
+import math
 import random
 
 import pytest
@@ -523,3 +524,20 @@ def test_the_command_writes_the_plan_files_and_judges_a_measured_run(cli, tmp_pa
     assert r.out.startswith("guest-hpet-clock vdso-fallback: verified by guest-hpet-clock+clocksource-tsc, 100% "
                             "of the gap closed"), r.out
     assert json.loads((runs / "2026-11-25T11-00-00Z-verify-quick" / "verdicts.json").read_text())["seconds"] == 75
+
+
+def test_fixes_that_closed_48_and_53_percent_with_overlapping_intervals_get_one_verdict():
+    """Issue 56: vdso-fallback's fix closed 53 % of guest-hpet-clock's gap (verified) and 48 % of
+    guest-nosmt's (partly), the same fix on the same evidence either side of a cut on the median.
+    The cut is on the share's interval now: both reach half, both are verified; a fix whose
+    interval lies wholly below half stays partly, and its reason gives the interval."""
+    def rows(share, band):
+        after = math.expm1((1 - share) * math.log1p(0.2)) * 100  # a +20 % gap, `share` of it closed
+        return [verification.RowEffect(f"BenchmarkClock/i={i}", "ns/op", 20.0, after, True, True, True, band=band)
+                for i in range(6)]
+
+    hpet, nosmt = verification.judge(rows(0.53, 2.0)), verification.judge(rows(0.48, 2.0))
+    assert hpet.share_interval[0] < nosmt.share_interval[1]  # the intervals overlap
+    assert hpet.verdict == nosmt.verdict == "verified"
+    narrow = verification.judge(rows(0.40, 1.0))  # 40 % ± 5.5 %: wholly below half
+    assert narrow.verdict == "partly" and narrow.share_interval[1] < 0.5 and "…" in narrow.reason

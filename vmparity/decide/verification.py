@@ -15,12 +15,19 @@ fix applied). Per explained row it knows:
 The rule, over the rows whose difference showed again (before beyond noise):
 
 - share of the gap closed, per row 1 − log(after) / log(before) (log ratios to
-  metal), and its median over the rows;
+  metal), and its median over the rows; its interval: the medians over the
+  rows of each share minus and plus the row's uncertainty, the band between
+  the target and its fix over the row's gap (a move within that band is
+  noise, so the share is known no better than that; 0 where the band is not
+  known);
 - **verified**: at least half the rows moved toward metal beyond noise, and
-  either at least half of them are now within noise of metal or the median
-  share is at least VERIFIED_SHARE (50 %);
+  either at least half of them are now within noise of metal or the share's
+  interval reaches VERIFIED_SHARE (50 %);
 - **partly**: some row moved toward metal beyond noise and the median share
-  is above 0, short of verified; the share is given;
+  is above 0, short of verified (its interval wholly below half); the share
+  and its interval are given. A cut on the interval, not on the median: two
+  guests whose fixes closed 48 % and 53 % of the gap with intervals that
+  both reach half get the same verdict (issue 56);
 - **refuted**: no row moved toward metal beyond noise (the fix changed nothing
   beyond noise, or made it worse): the rule matched the wrong cause; but only
   where the run could have seen the fix work, that is, where closing a row's
@@ -66,6 +73,7 @@ class RowEffect:
 class Verdict:
     verdict: str
     share: float = None  # median share of the gap closed (0..1, may exceed 1 or go below 0), None when untested
+    share_interval: tuple = None  # (low, high) of that share (share_interval), None when untested
     rows: int = 0  # rows whose difference showed again
     moved: int = 0  # of those, rows the fix moved toward metal beyond noise
     closed: int = 0  # of those, rows now within noise of metal
@@ -86,6 +94,19 @@ def share_closed(before, after):
     return 1 - la / lb
 
 
+def share_interval(shown):
+    """(low, high) of the median share of the gap closed over the rows `shown` (RowEffects with a
+    gap): the medians of each row's share minus and plus the band between the target and its fix
+    as a share of the row's gap (log ratios); a row whose band is not known counts as exact."""
+    lows, highs = [], []
+    for e in shown:
+        s = share_closed(e.before, e.after)
+        u = abs(_log(e.band) / _log(e.before)) if e.band is not None and _log(e.band) is not None else 0.0
+        lows.append(s - u)
+        highs.append(s + u)
+    return median(lows), median(highs)
+
+
 def _toward(e):
     """The fix moved the row toward metal (beyond noise)."""
     s = share_closed(e.before, e.after)
@@ -99,17 +120,21 @@ def judge(effects):
         return Verdict("inconclusive", reason=f"the explained difference did not show beyond noise in this run "
                                               f"({len(effects)} row(s) measured)", effects=effects)
     share = median(share_closed(e.before, e.after) for e in shown)
+    low, high = share_interval(shown)
     moved = sum(1 for e in shown if _toward(e))
     closed = sum(1 for e in shown if not e.after_beyond)
     n = len(shown)
-    base = dict(share=share, rows=n, moved=moved, closed=closed, effects=effects)
-    if 2 * moved >= n and (2 * closed >= n or share >= VERIFIED_SHARE - 1e-9):
+    base = dict(share=share, share_interval=(low, high), rows=n, moved=moved, closed=closed, effects=effects)
+    between = f"{low:.0%} … {high:.0%}" if high - low > 5e-3 else None
+    closed_words = f"{share:.0%}" + (f" ({between})" if between else "")
+    if 2 * moved >= n and (2 * closed >= n or high >= VERIFIED_SHARE - 1e-9):
         return Verdict("verified", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise, "
                                           f"{closed} now within noise of it; median share of the gap closed "
-                                          f"{share:.0%}", **base)
+                                          f"{closed_words}", **base)
     if moved and share > 0:
         return Verdict("partly", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise and closed "
-                                        f"{share:.0%} of the gap (median), short of {VERIFIED_SHARE:.0%}", **base)
+                                        f"{closed_words} of the gap (median), short of {VERIFIED_SHARE:.0%}",
+                       **base)
     away = sum(1 for e in shown if e.moved and not _toward(e))
     if not moved and not away and not any(e.visible for e in shown):
         bands = [e.band for e in shown if e.band is not None]
