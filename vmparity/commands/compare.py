@@ -26,7 +26,7 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
         err.write(f"vmparity: note: {headline[0].lower()}{headline[1:]}\n")  # csv and json stay data only
     said = policy.line(t.policy, alpha)  # which judgement decided the rows, before them (docs/noise.md)
     if fmt == "text":
-        out.write(terminal(said) + "\n")
+        text.say(out, terminal(said), text.output_width(out))
     elif fmt == "markdown":
         out.write(md_text(said) + "\n\n")
     FORMATS[fmt](t, out)

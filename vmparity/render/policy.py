@@ -15,8 +15,8 @@ WHAT = {
     policy.AB_IN_RUN.key: "A/B in one run: HEAD against its BASE side, round by round, beyond the A/A pair's band",
     policy.ACROSS_RUNS.key: "across runs: each target against itself in the other run, beyond run-to-run noise",
     policy.VERIFY.key: "verify: a target with its fix applied against the original, in the same rounds",
-    policy.PLAIN_FILES.key: "plain files: no rounds and no A/A control beside them, so the U test alone decides, "
-                            "as benchstat's",
+    policy.PLAIN_FILES.key: "plain files: no A/A control of one run to judge them by, so the U test alone "
+                            "decides, as benchstat's",
 }
 assert set(WHAT) == set(policy.POLICIES), "every policy is said in words"
 
