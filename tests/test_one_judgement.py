@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vmparity.decide import figures
+from vmparity.decide import figures, policy
 from vmparity.report import context
 from vmparity.results.targets import is_aa_control, is_base_side
 
@@ -59,6 +59,9 @@ def test_every_command_gives_the_same_rows_and_sizes(cli, tmp_path, run_id):
     assert noise_counts == report_counts and noise_counts
     targets = [t for t in view.explained if not is_aa_control(t) and not is_base_side(t)]
     assert targets
+    # every row names the test that decided it, one of the in-run policy's
+    tests = {d["test"] for r in by_target["rows"] for d in r["deltas"].values()}
+    assert tests and tests <= set(policy.IN_RUN.tests), tests
     for target in targets:
         report = _beyond_report(view.explained[target])
         assert len(report) == report_counts[target], target

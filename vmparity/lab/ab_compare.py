@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import table
-from ..decide import explain, noise, paired
+from ..decide import explain, judgement, noise, paired
 from ..query.names import job_of
 from ..results import inputs, manifest, round_record
 from ..results.spec import core_clock_units, time_units as spec_time_units
@@ -88,7 +88,7 @@ class AB:
         """(rows beyond noise, rows) over the pairs' rows whose program both sides ran byte-identical."""
         deltas = [d for p in self.pairs for r in p.table.rows for c, d in r.deltas.items()
                   if c == p.target and d.same_binary]
-        return sum(d.comparison.significant and not d.within_noise for d in deltas), len(deltas)
+        return sum(judgement.beyond(d) for d in deltas), len(deltas)
 
     @property
     def tables(self):

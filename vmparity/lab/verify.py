@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from .. import stats, table
-from ..decide import verification
+from ..decide import judgement, verification
 from ..errors import InputError
 from ..results import inputs, jsonfile
 from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
@@ -110,8 +110,8 @@ def _effects(rows, t, by_original, original, derived, model, alpha=0.05):
         moved = dm.comparison.significant and dm.pct is not None and abs(math.log1p(dm.pct / 100)) > need
         out.append(verification.RowEffect(
             name, unit, d0.pct, d1.pct,
-            before_beyond=d0.comparison.significant and not d0.within_noise,
-            after_beyond=d1.comparison.significant and not d1.within_noise, moved=bool(moved),
+            before_beyond=judgement.beyond(d0),
+            after_beyond=judgement.beyond(d1), moved=bool(moved),
             # a fix that closed this gap whole would have moved the row by the gap itself, and
             # the U test between the target and its fix could call that at all (a TCG guest's
             # round lost leaves 3 values against 4, whose best p-value is 0.057)
