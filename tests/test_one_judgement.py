@@ -46,14 +46,16 @@ def _same(a, b):
     return a.keys() == b.keys() and all(math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-9) for k in a)
 
 
-@pytest.mark.parametrize("run_id", RUNS)
-def test_every_command_gives_the_same_rows_and_sizes(cli, tmp_path, run_id):
+@pytest.mark.parametrize("run_id, alpha", [(r, 0.05) for r in RUNS] + [(RUNS[0], 0.01)])
+def test_every_command_gives_the_same_rows_and_sizes(cli, tmp_path, run_id, alpha):
+    """At the run's α, whatever it is: at 0.01 too (every test takes it, docs/noise.md)."""
     run = RUNS_DIR / run_id
-    ctx, _ = context.build(run, results_dir=tmp_path, err=io.StringIO(), draw_plots=False)
+    a = ("--alpha", str(alpha))
+    ctx, _ = context.build(run, alpha, results_dir=tmp_path, err=io.StringIO(), draw_plots=False)
     (view,) = ctx.hosts  # one host per run here: its metal is the table's baseline
     metal = view.metal
-    noise_doc = json.loads(cli("--results-dir", tmp_path, "noise", run, "--format", "json").out)
-    by_target = json.loads(cli("--results-dir", tmp_path, "compare", run, "--by", "target", "--format", "json").out)
+    noise_doc = json.loads(cli("--results-dir", tmp_path, "noise", run, "--format", "json", *a).out)
+    by_target = json.loads(cli("--results-dir", tmp_path, "compare", run, "--by", "target", "--format", "json", *a).out)
     noise_counts = {t["target"]: t["beyond"] for t in noise_doc["targets"]}
     report_counts = {f.target: f.beyond for f in figures.per_target(view.table, view.explained)}
     assert noise_counts == report_counts and noise_counts
@@ -66,8 +68,8 @@ def test_every_command_gives_the_same_rows_and_sizes(cli, tmp_path, run_id):
         report = _beyond_report(view.explained[target])
         assert len(report) == report_counts[target], target
         files = (run / f"{metal}.txt", run / f"{target}.txt")
-        pair = json.loads(cli("--results-dir", tmp_path, "compare", *files, "--format", "json").out)
-        explained = json.loads(cli("--results-dir", tmp_path, "explain", *files, "--format", "json").out)
+        pair = json.loads(cli("--results-dir", tmp_path, "compare", *files, "--format", "json", *a).out)
+        explained = json.loads(cli("--results-dir", tmp_path, "explain", *files, "--format", "json", *a).out)
         assert pair["policy"] == by_target["policy"] == explained["policy"] == "in-run"
         for name, got in (("compare RUN --by target", _beyond_compare(by_target, target)),
                           ("compare FILES", _beyond_compare(pair, target)), ("explain FILES", _beyond_explain(explained))):
