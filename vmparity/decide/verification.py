@@ -22,12 +22,13 @@ The rule, over the rows whose difference showed again (before beyond noise):
   known);
 - **verified**: at least half the rows moved toward metal beyond noise, and
   either at least half of them are now within noise of metal or the share's
-  interval reaches VERIFIED_SHARE (50 %);
+  whole interval lies at or above VERIFIED_SHARE (50 %): shown, as a seed
+  verdict is shown when its whole interval clears the bar;
 - **partly**: some row moved toward metal beyond noise and the median share
-  is above 0, short of verified (its interval wholly below half); the share
-  and its interval are given. A cut on the interval, not on the median: two
-  guests whose fixes closed 48 % and 53 % of the gap with intervals that
-  both reach half get the same verdict (issue 56);
+  is above 0, short of verified; the share and its interval are given. A cut
+  on the interval, not on the median: two guests whose fixes closed 48 % and
+  53 % of the gap with intervals that both straddle half get the same verdict
+  (issue 56), partly, until more rounds narrow them;
 - **refuted**: no row moved toward metal beyond noise (the fix changed nothing
   beyond noise, or made it worse): the rule matched the wrong cause; but only
   where the run could have seen the fix work, that is, where closing a row's
@@ -71,7 +72,7 @@ class RowEffect:
 
 # Why a verdict is what it is (Verdict.why): render/verification.py says each in words.
 NOT_SHOWN = "not-shown"  # the explained difference did not show beyond noise in this run
-CLOSED = "closed"  # verified: most rows moved toward metal, the gap closed (interval reaches VERIFIED_SHARE)
+CLOSED = "closed"  # verified: most rows moved toward metal, the gap closed (interval at or above VERIFIED_SHARE)
 SOME_CLOSED = "some-closed"  # partly: some rows moved toward metal, short of verified
 UNSEEABLE = "unseeable"  # nothing moved, and no gap was wider than the band: not even a whole closure could show
 AWAY = "away"  # refuted: the fix moved rows away from metal
@@ -139,7 +140,7 @@ def judge(effects):
     n = len(shown)
     base = dict(share=share, share_interval=(low, high), rows=n, moved=moved, closed=closed, effects=effects,
                 measured=len(effects))
-    if 2 * moved >= n and (2 * closed >= n or high >= VERIFIED_SHARE - 1e-9):
+    if 2 * moved >= n and (2 * closed >= n or low >= VERIFIED_SHARE - 1e-9):
         return Verdict("verified", why=CLOSED, **base)
     if moved and share > 0:
         return Verdict("partly", why=SOME_CLOSED, **base)

@@ -23,7 +23,7 @@ def reason(v):
                 f"of it; median share of the gap closed {_closed(v)}")
     if v.why == v_.SOME_CLOSED:
         return (f"the fix moved {v.moved} of {v.rows} row(s) toward metal beyond noise and closed {_closed(v)} of the "
-                f"gap (median), short of {v_.VERIFIED_SHARE:.0%}")
+                f"gap (median), not shown to be {v_.VERIFIED_SHARE:.0%} or more")
     if v.why == v_.UNSEEABLE:
         return (f"no row moved beyond noise, but none could have: the largest gap, {v.gap:.1f} %, is within the band "
                 "between the target and its fix" + (f" ({v.band:.1f} % or more)" if v.band is not None else "")
