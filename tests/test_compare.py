@@ -126,10 +126,18 @@ def test_a_lab_runs_unchanged_rows_say_what_they_could_have_seen(cli, tmp_path, 
     out = cli("compare", run, "--by", "target", "--format", fmt).out
     assert all(f"~ (±{figures.row_mde(t, r, c):.1f}%)" in out for r, c in quiet)
     assert MDE_NOTE in out.replace("\\", "")
-    # two files without an A/A control: a plain ~ and no legend for it
-    plain = cli("compare", tmp_path / "r-lab-quick" / "metal.txt", tmp_path / "r-lab-quick" / "container-nolimit.txt",
+    # two files of the run are the run (issue 56): the same marks for the target named
+    pair = cli("compare", tmp_path / "r-lab-quick" / "metal.txt", tmp_path / "r-lab-quick" / "container-nolimit.txt",
+               "--format", fmt).out
+    assert pair.startswith("policy: in-run (")
+    assert all(f"~ (±{figures.row_mde(t, r, c):.1f}%)" in pair for r, c in quiet if c == "container-nolimit")
+    # the same two files without their run's A/A control beside them: a plain ~ and no legend for it
+    (tmp_path / "plain").mkdir()
+    for name in ("metal.txt", "container-nolimit.txt"):
+        (tmp_path / "plain" / name).write_bytes((tmp_path / "r-lab-quick" / name).read_bytes())
+    plain = cli("compare", tmp_path / "plain" / "metal.txt", tmp_path / "plain" / "container-nolimit.txt",
                 "--format", fmt).out
-    assert "(±" not in plain and "minimum detectable effect" not in plain
+    assert "(±" not in plain and "minimum detectable effect" not in plain and plain.startswith("policy: plain-files (")
 
 
 RUN = Path(__file__).resolve().parent.parent / "results" / "runs" / "2026-11-28T08-43-58Z-lab-quick"
@@ -155,8 +163,9 @@ def test_the_table_fits_the_width_and_cuts_no_cell(cli, monkeypatch, tmp_path, c
     assert len(re.findall(r"p=\S+ n=\d+", r.out)) == len(re.findall(r"p=\S+ n=\d+", wide.out))
     assert not any(ln.startswith("Benchmark") for ln in lines)
     if operands[0] == "metal.txt":
+        # two files of one lab run are that run: metal's A/A pass, which judged the target, is shown beside it
         rows = json.loads(cli(*args, "--format", "json").out)["rows"]
-        assert len(re.findall(r"p=\S+ n=\d+", r.out)) == len(rows)
+        assert len(re.findall(r"p=\S+ n=\d+", r.out)) == sum(len(row["deltas"]) for row in rows)
 
 
 def test_cells_read_as_benchstat_prints_them(cli, benchstat, testdata, monkeypatch):

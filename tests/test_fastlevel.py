@@ -77,3 +77,22 @@ def test_the_aa_figure_counts_a_row_either_rule_calls_beyond_once():
     fast = fastlevel.FastModel(beyond_rows=[("a", "ns/op", 2.5, 0.02), ("b", "ns/op", 4.0, 0.01)])
     assert [r[:2] for r in pm.with_fast(fast).beyond_rows] == [("a", "ns/op"), ("b", "ns/op")]
     assert pm.aa_change == {}  # the paired band keeps its own A/A rows
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01, 0.001])
+def test_the_fast_level_takes_the_runs_alpha(alpha):
+    """Issue 56: at α = 0.01 a row 2.52 λ se from metal's fast level (p ≈ 0.012) was beyond by
+    the band (2.5 λ se) and "~" by its p. Now a row beyond at the fast level has p <= α at
+    every α, and a row whose p is above α is not beyond."""
+    se = 0.01
+    for z in (2.4, 2.52, 2.6, 3.0, 3.4):
+        model = fastlevel.FastModel(alpha=alpha)
+        fe = fastlevel.FastEvidence(z * se, se, 10)
+        p = model.p("BenchmarkX", "ns/op", fe)
+        if model.beyond("BenchmarkX", "ns/op", fe):
+            assert p <= alpha, (z, p)
+        if p > alpha:
+            assert not model.beyond("BenchmarkX", "ns/op", fe), (z, p)
+    at_012 = fastlevel.FastEvidence(2.52 * se, se, 10)
+    assert fastlevel.FastModel(alpha=0.05).beyond("BenchmarkX", "ns/op", at_012)  # K_FAST governs at 0.05
+    assert not fastlevel.FastModel(alpha=0.01).beyond("BenchmarkX", "ns/op", at_012)

@@ -137,7 +137,8 @@ def test_explain_lists_within_noise_rows_not_as_unexplained(tmp_path, cli):
     _run(tmp_path, drift=0.3, seed=2, noise_sd=0.05)
     r = cli("explain", tmp_path / "run" / "metal.txt", tmp_path / "run" / "container-nolimit.txt")
     assert r.code == 0, r.err
-    assert r.out.startswith("noise: A/A control metal-aa vs metal:")
+    first, second = r.out.splitlines()[:2]
+    assert first.startswith("policy: in-run (") and second.startswith("noise: A/A control metal-aa vs metal:")
     r = cli("noise", tmp_path / "run")
     assert r.code == 0 and r.out.startswith("A/A noise (metal-aa vs metal):")
     assert "container-nolimit (container) vs metal:" in r.out

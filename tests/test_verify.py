@@ -2,6 +2,7 @@
 run's explanations, and the verdict rule (vmparity.decide.verification) on synthetic rows and runs."""
 
 import json
+import math
 import random
 
 import pytest
@@ -11,6 +12,7 @@ from vmparity.decide import explain, verification
 from vmparity.decide.explain import Finding
 from vmparity.errors import InputError
 from vmparity.lab import interventions, verify
+from vmparity.render.verification import closed_alike_reason, reason
 from vmparity.stats import utest
 
 RUN = "2026-11-25T10-00-00Z-lab-quick"
@@ -297,14 +299,14 @@ def test_a_fix_that_closes_half_the_gap_at_the_stated_share_is_verified_and_less
     half = verification.judge(_effects(100.0, 2 ** 0.5 * 100 - 100))  # half of log(2)
     assert half.verdict == "verified" and half.share == pytest.approx(0.5)
     third = verification.judge(_effects(100.0, 2 ** (2 / 3) * 100 - 100))
-    assert third.verdict == "partly" and third.share == pytest.approx(1 / 3) and "33%" in third.reason
+    assert third.verdict == "partly" and third.share == pytest.approx(1 / 3) and "33%" in reason(third)
 
 
 def test_a_fix_that_changes_nothing_is_refuted():
     v = verification.judge(_effects(100.0, 98.0, moved=False))
-    assert v.verdict == "refuted" and "changed none of 4" in v.reason
+    assert v.verdict == "refuted" and "changed none of 4" in reason(v)
     worse = verification.judge(_effects(100.0, 150.0, moved=True))
-    assert worse.verdict == "refuted" and "away from metal" in worse.reason
+    assert worse.verdict == "refuted" and "away from metal" in reason(worse)
 
 
 def test_a_gap_the_run_could_not_have_seen_closed_is_inconclusive_not_refuted():
@@ -314,8 +316,8 @@ def test_a_gap_the_run_could_not_have_seen_closed_is_inconclusive_not_refuted():
     unseen = [verification.RowEffect("BenchmarkFence/work=llc", "ns/iter", -2.5, -1.5, True, False, False,
                                      visible=False, band=4.2)]
     v = verification.judge(unseen)
-    assert v.verdict == "inconclusive" and "none could have" in v.reason and "2.5 %" in v.reason
-    assert "4.2 %" in v.reason and v.share == pytest.approx(0.4, abs=0.02)
+    assert v.verdict == "inconclusive" and "none could have" in reason(v) and "2.5 %" in reason(v)
+    assert "4.2 %" in reason(v) and v.share == pytest.approx(0.4, abs=0.02)
     # the same rows where the run could see a whole closure: the fix is refuted
     seen = [verification.RowEffect("BenchmarkFence/work=llc", "ns/iter", -2.5, -2.4, True, True, False,
                                    visible=True, band=1.0)]
@@ -348,7 +350,7 @@ def test_a_fix_that_a_control_closes_alike_is_not_shown():
     siblings = [no_quota, unconfined]
     assert verification.closed_alike(fix, no_quota, siblings, {"q+no-quota": fix, "q+seccomp-unconfined": control}) \
         is unconfined
-    why = verification.closed_alike_reason(fix, unconfined, control)
+    why = closed_alike_reason(fix, unconfined, control)
     assert "q+seccomp-unconfined" in why and "changes only seccomp" in why and "new instance" in why
     # a control that closed far less leaves the fix shown (it closed more than a new instance does)
     assert verification.closed_alike(fix, no_quota, siblings, {"q+no-quota": fix, "q+seccomp-unconfined": half}) is None
@@ -523,3 +525,20 @@ def test_the_command_writes_the_plan_files_and_judges_a_measured_run(cli, tmp_pa
     assert r.out.startswith("guest-hpet-clock vdso-fallback: verified by guest-hpet-clock+clocksource-tsc, 100% "
                             "of the gap closed"), r.out
     assert json.loads((runs / "2026-11-25T11-00-00Z-verify-quick" / "verdicts.json").read_text())["seconds"] == 75
+
+
+def test_fixes_that_closed_48_and_53_percent_with_overlapping_intervals_get_one_verdict():
+    """Issue 56: vdso-fallback's fix closed 53 % of guest-hpet-clock's gap (verified) and 48 % of
+    guest-nosmt's (partly), the same fix on the same evidence either side of a cut on the median.
+    The cut is on the share's interval now: both straddle half, both are partly; a fix whose
+    whole interval lies above half is verified, and the reasons give the intervals."""
+    def rows(share, band):
+        after = math.expm1((1 - share) * math.log1p(0.2)) * 100  # a +20 % gap, `share` of it closed
+        return [verification.RowEffect(f"BenchmarkClock/i={i}", "ns/op", 20.0, after, True, True, True, band=band)
+                for i in range(6)]
+
+    hpet, nosmt = verification.judge(rows(0.53, 2.0)), verification.judge(rows(0.48, 2.0))
+    assert hpet.share_interval[0] < nosmt.share_interval[1]  # the intervals overlap
+    assert hpet.verdict == nosmt.verdict == "partly" and "…" in reason(hpet)
+    assert verification.judge(rows(0.70, 2.0)).verdict == "verified"  # 70 % ± 11 %: wholly above half
+    assert verification.judge(rows(0.53, 0.1)).verdict == "verified"  # 53 % ± 0.5 %: shown above half

@@ -4,8 +4,8 @@ from ..decide import crossrun
 from ..results import inputs
 from .. import table
 from ..errors import InputError
-from ..render import FORMATS, crossrun_md, text
-from ..render.escape import md_text
+from ..render import FORMATS, crossrun_md, policy, text
+from ..render.escape import md_text, terminal
 from ..render.gate import gate
 
 
@@ -24,6 +24,11 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
         out.write(md_text(headline) + "\n\n")
     elif headline:
         err.write(f"vmparity: note: {headline[0].lower()}{headline[1:]}\n")  # csv and json stay data only
+    said = policy.line(t.policy, alpha)  # which judgement decided the rows, before them (docs/noise.md)
+    if fmt == "text":
+        text.say(out, terminal(said), text.output_width(out))
+    elif fmt == "markdown":
+        out.write(md_text(said) + "\n\n")
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)

@@ -1,7 +1,11 @@
 """Stage 4, decide: what a difference means.
 
 - noise.py: the A/A control's noise band, the one noise rule of a run (docs/noise.md);
-- paired.py: the same rule round by round; coreclock.py: time at an equal core clock;
+- policy.py: the named policies a comparison is judged under; judgement.py: the one reading
+  of a decided row (beyond, within, its verdict), which every command asks;
+- paired.py: the same rule round by round; fastlevel.py: the fast level beside it; inrun.py:
+  a target's evidence under the in-run policy, the rule calibrated on the A/A pair;
+  coreclock.py: time at an equal core clock;
   clockcheck.py: whether a target's clock is the host's, so that its time may be judged so;
 - crossrun.py (with runspread.py): two runs compared beyond run-to-run noise;
 - explain.py and rules.yaml: the explain rules, matched in public (matches,

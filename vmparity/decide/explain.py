@@ -18,7 +18,7 @@ import yaml
 from ..errors import InputError
 from ..query.names import family, job_of, param_number, split_name
 from ..results import throttled_jobs, yamlfile
-from . import intervention
+from . import intervention, judgement
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
@@ -71,6 +71,7 @@ class Result:
     within_label: str = "no larger than the A/A control shows"  # what within_noise means here
     # an A/B run's rows no rule explains whose program both sides ran byte-identical: the run's noise
     same_binary: list = field(default_factory=list)
+    policy: object = None  # policy.Policy the rows were judged under (decide/policy.py), None when not said
 
 
 def load_rules(path=None):
@@ -266,13 +267,13 @@ def findings(table, within=None):
         for col in table.columns[1:]:
             d = r.deltas.get(col)
             # the row's resolution beside its change: how large a change the run could have seen there
-            mde = (model.mde(r.name, r.unit, r.spreads.get(col), d.comparison.n2, target=col)
+            mde = (judgement.mde_of(model, r, col, d, r.spreads)
                    if model and d is not None and d.comparison.significant else None)
-            if d is not None and d.comparison.significant and d.within_noise:
+            if judgement.within(d):
                 if within is not None:
                     within.append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict, mde=mde,
                                           at_equal_clock=d.at_equal_clock, at_equal_bandwidth=d.at_equal_bandwidth))
-            elif d is not None and d.comparison.significant:
+            elif judgement.beyond(d):
                 out.setdefault((r.group, col), []).append(Finding(r.group, r.name, r.unit, d.pct, d.comparison.p, d.verdict,
                                                                    mde=mde, at_equal_clock=d.at_equal_clock,
                                                                    at_equal_bandwidth=d.at_equal_bandwidth))

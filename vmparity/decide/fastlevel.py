@@ -19,7 +19,13 @@ calibrated on the A/A pair as the paired rule is: each family's median se of
 metal-aa against metal floors a row's se (scaled by √3/2 against both passes,
 paired.TWO_PASS_FLOOR), λ is 1.4826 times the family's median |change| / se
 (never below 1), and a change is beyond noise when |change| > band =
-max(1 %, 2.5 λ se, |Δ_AA| where the A/A row is itself beyond).
+max(1 %, k λ se, |Δ_AA| where the A/A row is itself beyond), k = max(2.5, z(1 − α/2)).
+
+α is the run's: the row's p (two-sided normal, change / λ se) is then at most α
+whenever the band is cleared, so a row this rule calls beyond is significant at
+the α the table states. At α = 0.05 and above k is 2.5 (p ≤ 0.0124) and nothing
+changes; at α = 0.01 k is 2.576, where a row at 2.52 λ se (p ≈ 0.012) used to be
+called beyond by the band and "~" by its p (issue 56).
 
 A row counts as beyond noise when either rule says so (paired.PairedModel). A
 shift of the whole row, what a slower target does, moves its fast level; a
@@ -110,6 +116,7 @@ def between(base, head, higher_better):
 
 @dataclass
 class FastModel:
+    alpha: float = 0.05  # the run's α: the band is never narrower than its two-sided normal bound
     family_se: dict = field(default_factory=dict)  # (base, unit) -> median se of the A/A rows
     family_scale: dict = field(default_factory=dict)  # (base, unit) -> λ
     run_scale: float = 1.0
@@ -123,9 +130,14 @@ class FastModel:
     def scale(self, name, unit):
         return self.family_scale.get((family(name), unit), self.run_scale)
 
+    @property
+    def k(self):
+        """The band in λ-scaled standard errors: K_FAST, or the α's two-sided normal bound where wider."""
+        return max(K_FAST, _NORMAL.inv_cdf(1 - self.alpha / 2))
+
     def band(self, name, unit, fe):
         """The smallest |change| (%) that counts on this row at its fast level."""
-        wide = math.expm1(K_FAST * self.scale(name, unit) * self.se(name, unit, fe)) * 100
+        wide = math.expm1(self.k * self.scale(name, unit) * self.se(name, unit, fe)) * 100
         return max(FLOOR_PCT, self.aa_change.get((name, unit), 0.0), wide)
 
     def beyond(self, name, unit, fe):
@@ -142,12 +154,12 @@ class FastModel:
         return math.expm1(need + Z_POWER * self.scale(name, unit) * self.se(name, unit, fe)) * 100
 
 
-def calibrate(metal, aa, higher_better, floor_scale=1.0, unit_of=None):
+def calibrate(metal, aa, higher_better, floor_scale=1.0, unit_of=None, alpha=0.05):
     """The fast-level model from the A/A pair's per-round values {(name, unit): {round: value}};
     higher_better(unit) says a unit's direction; floor_scale as PairedModel's; unit_of(key)
-    the unit a row is calibrated and judged with (paired.calibrate)."""
+    the unit a row is calibrated and judged with (paired.calibrate); alpha the run's."""
     unit_of = unit_of or (lambda key: key[1])
-    model = FastModel()
+    model = FastModel(alpha=alpha)
     evs = {}
     for key in metal.keys() & aa.keys():
         fe = between(metal[key], aa[key], higher_better(key[1]))

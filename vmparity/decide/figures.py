@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.spec import speed_units
-from . import bandwidth, clockcheck
+from . import bandwidth, clockcheck, judgement
+from .judgement import row_mde  # noqa: F401  (figures.row_mde: the renderers and tests read it here)
 from ..results.targets import TCG_GUEST, is_aa_control
 from ..query.names import family
 from ..stats.sensitivity import POWER
@@ -50,9 +51,9 @@ def per_target(table, explained):
             continue
         deltas = [r.deltas[col] for r in table.rows if col in r.deltas]
         res = explained[col]
-        beyond = sum(d.comparison.significant and not d.within_noise for d in deltas)
-        worse = sum(d.verdict == "worse" and not d.within_noise for d in deltas)
-        better = sum(d.verdict == "better" and not d.within_noise for d in deltas)
+        beyond = sum(judgement.beyond(d) for d in deltas)
+        worse = sum(d.verdict == "worse" and judgement.beyond(d) for d in deltas)
+        better = sum(d.verdict == "better" and judgement.beyond(d) for d in deltas)
         held = [f for f in res.unexplained if f.machine_range is not None]
         out.append(TargetFigures(col, table.configs.get(("", col), {}).get("target-kind", "?"), len(deltas),
                                  beyond, len(res.within_noise), len(res.unexplained), worse, better,
@@ -184,7 +185,7 @@ def beyond_rows(table):
         out[aa[0]] = {(name, unit) for name, unit, _, _ in pm.beyond_rows}
     for r in table.rows:
         for col, d in r.deltas.items():
-            if not is_aa_control(col) and d.comparison.significant and not d.within_noise:
+            if not is_aa_control(col) and judgement.beyond(d):
                 out.setdefault(col, set()).add((r.name, r.unit))
     return {col: rows for col, rows in out.items() if rows}
 
@@ -203,21 +204,7 @@ def row_mdes(table):
         deltas, spreads = r.deltas, r.spreads  # read once: a stored row makes them on each read
         for col, d in deltas.items():
             if not is_aa_control(col):
-                yield col, r.name, r.unit, _mde(table.noise[0], r, col, d, spreads)
-
-
-def row_mde(table, row, column):
-    """The minimum detectable effect % of one row of column against the baseline, from
-    the run's noise model (inf: its rounds can never reach α); None without a noise model,
-    without that column, or in a unit that a change of speed does not move (a count)."""
-    if not table.noise or row.unit not in speed_units():
-        return None
-    d = row.deltas.get(column)
-    return None if d is None else _mde(table.noise[0], row, column, d, row.spreads)
-
-
-def _mde(model, row, column, d, spreads):
-    return model.mde(row.name, row.unit, spreads.get(column), d.comparison.n2, target=column)
+                yield col, r.name, r.unit, judgement.mde_of(table.noise[0], r, col, d, spreads)
 
 
 def sensitivity(table, goals=None):

@@ -1,5 +1,7 @@
 """The regression gate: which differences fail a CI run (`--fail-on-regression PCT`)."""
 
+from . import judgement
+
 
 def regressions_over(table, threshold_pct):
     """Significant changes in the worse direction larger than threshold_pct; for two
@@ -9,7 +11,7 @@ def regressions_over(table, threshold_pct):
         return table.crossrun.regressions_over(threshold_pct)
     out = []
     for r, col, d in table.significant():
-        if d.verdict == "worse" and not d.within_noise and not d.same_binary and d.pct is not None \
+        if d.verdict == "worse" and judgement.beyond(d) and not d.same_binary and d.pct is not None \
                 and abs(d.pct) > threshold_pct:
             out.append((r, col, d))
     return out

@@ -40,7 +40,7 @@ from statistics import NormalDist
 import numpy as np
 from ..query.names import family
 from ..stats import MAD_NORMAL, mad_factor, sensitivity
-from . import noise
+from . import noise, policy
 from .noise import FLOOR_PCT, K_SE, MEDIAN_SE, family_scales
 
 _NORMAL = NormalDist()
@@ -159,6 +159,10 @@ class PairedModel:
 
     def _fast_beyond(self, name, unit, ev):
         return self.fast is not None and ev.fast is not None and self.fast.beyond(name, unit, ev.fast)
+
+    def decided_by(self, name, unit, ev):
+        """Which test the row's verdict (its change and p, reading) comes from (decide/policy.py)."""
+        return policy.FAST_LEVEL if self._fast_beyond(name, unit, ev) else policy.SIGNED_RANK
 
     def reading(self, name, unit, ev):
         """(change %, p) the row reports: its fast level's where that rule calls it beyond (the

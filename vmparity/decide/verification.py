@@ -15,12 +15,20 @@ fix applied). Per explained row it knows:
 The rule, over the rows whose difference showed again (before beyond noise):
 
 - share of the gap closed, per row 1 − log(after) / log(before) (log ratios to
-  metal), and its median over the rows;
+  metal), and its median over the rows; its interval: the medians over the
+  rows of each share minus and plus the row's uncertainty, the band between
+  the target and its fix over the row's gap (a move within that band is
+  noise, so the share is known no better than that; 0 where the band is not
+  known);
 - **verified**: at least half the rows moved toward metal beyond noise, and
-  either at least half of them are now within noise of metal or the median
-  share is at least VERIFIED_SHARE (50 %);
+  either at least half of them are now within noise of metal or the share's
+  whole interval lies at or above VERIFIED_SHARE (50 %): shown, as a seed
+  verdict is shown when its whole interval clears the bar;
 - **partly**: some row moved toward metal beyond noise and the median share
-  is above 0, short of verified; the share is given;
+  is above 0, short of verified; the share and its interval are given. A cut
+  on the interval, not on the median: two guests whose fixes closed 48 % and
+  53 % of the gap with intervals that both straddle half get the same verdict
+  (issue 56), partly, until more rounds narrow them;
 - **refuted**: no row moved toward metal beyond noise (the fix changed nothing
   beyond noise, or made it worse): the rule matched the wrong cause; but only
   where the run could have seen the fix work, that is, where closing a row's
@@ -62,14 +70,28 @@ class RowEffect:
     band: float = None  # that band, % (None: not known)
 
 
+# Why a verdict is what it is (Verdict.why): render/verification.py says each in words.
+NOT_SHOWN = "not-shown"  # the explained difference did not show beyond noise in this run
+CLOSED = "closed"  # verified: most rows moved toward metal, the gap closed (interval at or above VERIFIED_SHARE)
+SOME_CLOSED = "some-closed"  # partly: some rows moved toward metal, short of verified
+UNSEEABLE = "unseeable"  # nothing moved, and no gap was wider than the band: not even a whole closure could show
+AWAY = "away"  # refuted: the fix moved rows away from metal
+UNCHANGED = "unchanged"  # refuted: the fix changed no row beyond noise although the run could have seen it
+
+
 @dataclass
 class Verdict:
     verdict: str
     share: float = None  # median share of the gap closed (0..1, may exceed 1 or go below 0), None when untested
+    share_interval: tuple = None  # (low, high) of that share (share_interval), None when untested
     rows: int = 0  # rows whose difference showed again
     moved: int = 0  # of those, rows the fix moved toward metal beyond noise
     closed: int = 0  # of those, rows now within noise of metal
-    reason: str = ""
+    why: str = ""  # NOT_SHOWN, CLOSED, …: the case of the rule that gave the verdict
+    measured: int = 0  # rows measured, shown or not
+    away: int = 0  # rows the fix moved away from metal beyond noise (AWAY)
+    gap: float = None  # the largest gap, % (UNSEEABLE)
+    band: float = None  # the narrowest band between the target and its fix, % (UNSEEABLE; None when not known)
     effects: list = field(default_factory=list)
 
 
@@ -86,6 +108,19 @@ def share_closed(before, after):
     return 1 - la / lb
 
 
+def share_interval(shown):
+    """(low, high) of the median share of the gap closed over the rows `shown` (RowEffects with a
+    gap): the medians of each row's share minus and plus the band between the target and its fix
+    as a share of the row's gap (log ratios); a row whose band is not known counts as exact."""
+    lows, highs = [], []
+    for e in shown:
+        s = share_closed(e.before, e.after)
+        u = abs(_log(e.band) / _log(e.before)) if e.band is not None and _log(e.band) is not None else 0.0
+        lows.append(s - u)
+        highs.append(s + u)
+    return median(lows), median(highs)
+
+
 def _toward(e):
     """The fix moved the row toward metal (beyond noise)."""
     s = share_closed(e.before, e.after)
@@ -93,36 +128,28 @@ def _toward(e):
 
 
 def judge(effects):
-    """The Verdict of one intervention on the rows of one explanation (RowEffect list)."""
+    """The Verdict of one intervention on the rows of one explanation (RowEffect list); why it
+    is that verdict is data (Verdict.why and the numbers), said in words by render/verification.py."""
     shown = [e for e in effects if e.before_beyond and share_closed(e.before, e.after) is not None]
     if not shown:
-        return Verdict("inconclusive", reason=f"the explained difference did not show beyond noise in this run "
-                                              f"({len(effects)} row(s) measured)", effects=effects)
+        return Verdict("inconclusive", why=NOT_SHOWN, measured=len(effects), effects=effects)
     share = median(share_closed(e.before, e.after) for e in shown)
+    low, high = share_interval(shown)
     moved = sum(1 for e in shown if _toward(e))
     closed = sum(1 for e in shown if not e.after_beyond)
     n = len(shown)
-    base = dict(share=share, rows=n, moved=moved, closed=closed, effects=effects)
-    if 2 * moved >= n and (2 * closed >= n or share >= VERIFIED_SHARE - 1e-9):
-        return Verdict("verified", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise, "
-                                          f"{closed} now within noise of it; median share of the gap closed "
-                                          f"{share:.0%}", **base)
+    base = dict(share=share, share_interval=(low, high), rows=n, moved=moved, closed=closed, effects=effects,
+                measured=len(effects))
+    if 2 * moved >= n and (2 * closed >= n or low >= VERIFIED_SHARE - 1e-9):
+        return Verdict("verified", why=CLOSED, **base)
     if moved and share > 0:
-        return Verdict("partly", reason=f"the fix moved {moved} of {n} row(s) toward metal beyond noise and closed "
-                                        f"{share:.0%} of the gap (median), short of {VERIFIED_SHARE:.0%}", **base)
+        return Verdict("partly", why=SOME_CLOSED, **base)
     away = sum(1 for e in shown if e.moved and not _toward(e))
     if not moved and not away and not any(e.visible for e in shown):
         bands = [e.band for e in shown if e.band is not None]
-        gap = max(abs(e.before) for e in shown)
-        return Verdict("inconclusive", reason=(
-            f"no row moved beyond noise, but none could have: the largest gap, {gap:.1f} %, is "
-            "within the band between the target and its fix"
-            + (f" ({min(bands):.1f} % or more)" if bands else "") + ", so even closing it whole would not show; "
-            f"more rounds decide (median share of the gap closed {share:.0%})"), **base)
-    why = (f"the fix moved {away} of {n} row(s) away from metal" if away
-           else f"the fix changed none of {n} row(s) beyond noise")
-    return Verdict("refuted", reason=f"{why} (median share of the gap closed {share:.0%}): the rule's key is not "
-                                     f"what carries this difference here", **base)
+        return Verdict("inconclusive", why=UNSEEABLE, gap=max(abs(e.before) for e in shown),
+                       band=min(bands) if bands else None, **base)
+    return Verdict("refuted", why=AWAY if away else UNCHANGED, away=away, **base)
 
 
 # A sibling that closed the gap within this much of the fix's own share closed it alike
@@ -148,14 +175,6 @@ def closed_alike(v, mine, siblings, judged):
         if other.share >= v.share - ALIKE_SHARE:
             return s
     return None
-
-
-def closed_alike_reason(v, sibling, other):
-    """Why a fix that closed the gap is not shown to be its cause: the sibling closed it alike."""
-    its_fields = ", ".join(sorted({c["field"] for c in sibling.get("changes") or []})) or "nothing this fix changes"
-    return (f"the fix closed {v.share:.0%} of the gap, but {sibling['target']}, which changes only {its_fields} and "
-            f"keeps what this fix changes, closed {other.share:.0%} of it too: these rows moved with a new "
-            f"instance of the target, not with the fix ({v.reason})")
 
 
 def carrier(verdicts):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import table
-from ..decide import explain, noise, paired
+from ..decide import explain, judgement, noise, paired, policy
 from ..query.names import job_of
 from ..results import inputs, manifest, round_record
 from ..results.spec import core_clock_units, time_units as spec_time_units
@@ -88,7 +88,7 @@ class AB:
         """(rows beyond noise, rows) over the pairs' rows whose program both sides ran byte-identical."""
         deltas = [d for p in self.pairs for r in p.table.rows for c, d in r.deltas.items()
                   if c == p.target and d.same_binary]
-        return sum(d.comparison.significant and not d.within_noise for d in deltas), len(deltas)
+        return sum(judgement.beyond(d) for d in deltas), len(deltas)
 
     @property
     def tables(self):
@@ -154,7 +154,9 @@ def analyse(loaded, alpha=0.05, rules=None, only=None, aa_from=None):
         if model is not None:  # what explain reports as a row's smallest change seen: the rule's that decided it
             t.noise = [paired.decided(model, pm, {(target, *k): v for k, v in row_mde.items()}, {target: counts[0]})]
         _mark_same_binary(t, target, ab.same_programs)
+        t.policy = policy.AB_IN_RUN  # HEAD against its BASE side, whatever the table's own inputs would say
         result = explain.explain(t, t.configs, rules)
+        result.policy = t.policy
         # a row one side alone measured is no change of the code's: Pair counts them apart
         result.unexplained = [f for f in result.unexplained if f.verdict != ONE_SIDED]
         result.same_binary, result.unexplained = _split_same_binary(result.unexplained, ab.same_programs)

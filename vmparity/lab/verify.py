@@ -21,7 +21,8 @@ from pathlib import Path
 import yaml
 
 from .. import stats, table
-from ..decide import verification
+from ..decide import judgement, verification
+from ..render import verification as verdict_words
 from ..errors import InputError
 from ..results import inputs, jsonfile
 from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
@@ -110,8 +111,8 @@ def _effects(rows, t, by_original, original, derived, model, alpha=0.05):
         moved = dm.comparison.significant and dm.pct is not None and abs(math.log1p(dm.pct / 100)) > need
         out.append(verification.RowEffect(
             name, unit, d0.pct, d1.pct,
-            before_beyond=d0.comparison.significant and not d0.within_noise,
-            after_beyond=d1.comparison.significant and not d1.within_noise, moved=bool(moved),
+            before_beyond=judgement.beyond(d0),
+            after_beyond=judgement.beyond(d1), moved=bool(moved),
             # a fix that closed this gap whole would have moved the row by the gap itself, and
             # the U test between the target and its fix could call that at all (a TCG guest's
             # round lost leaves 3 values against 4, whose best p-value is 0.057)
@@ -154,7 +155,7 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
         v = judged[mine["target"]]
         carried = verification.carrier(judged) if len(judged) > 1 else None
         entry.update(verdict=v.verdict, share=v.share, rows=v.rows, moved=v.moved, closed=v.closed,
-                     reason=v.reason, changes=mine["changes"],
+                     reason=verdict_words.reason(v), changes=mine["changes"],
                      numbers=[{"name": x.name, "unit": x.unit, "before-pct": x.before, "after-pct": x.after,
                                "before-beyond-noise": x.before_beyond, "after-beyond-noise": x.after_beyond,
                                "moved-beyond-noise": x.moved, "band-between-pct": x.band,
@@ -164,7 +165,7 @@ def verdicts(verify_run, plan, results_dir=None, alpha=0.05):
             entry["carried-share"] = judged[carried].share
         alike = verification.closed_alike(v, mine, siblings, judged)
         if alike:
-            entry.update(verdict="inconclusive", reason=verification.closed_alike_reason(v, alike, judged[alike["target"]]))
+            entry.update(verdict="inconclusive", reason=verdict_words.closed_alike_reason(v, alike, judged[alike["target"]]))
         out.append(entry)
     return {"format": VERDICTS_FORMAT, "run": Path(loaded.path).name, "verifies": plan["run"],
             "reference": metal, "verdicts": out, "bisection": _attribution(out)}

@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..decide import judgement
 from ..lab import ab_compare
 from ..results import bounded, inputs
 from .. import table
@@ -112,7 +113,7 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
                 mde[(t, r.name, r.unit)] = model.mde(r.name, r.unit, r.spreads.get(t), d.comparison.n2, target=t)
     for t in targets:
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
-        res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+        res.run_beyond[t] = (sum(judgement.beyond(d) for _, d in ds), len(ds))
     _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
            lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha), _differing(base, targets),
            counted)
@@ -138,7 +139,7 @@ def _differing(t, targets):
     """{target: benchmark names with a speed row beyond noise in the unplanted table t}."""
     speed = speed_units()
     return {c: {r.name for r in t.rows if r.unit in speed and c in r.deltas
-                and r.deltas[c].comparison.significant and not r.deltas[c].within_noise} for c in targets}
+                and judgement.beyond(r.deltas[c])} for c in targets}
 
 
 def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, decide, differing, counted):
@@ -185,7 +186,7 @@ def _count(t, target, names, effect, mde, er, counted):
         d = r.deltas.get(target)
         if d is None or not counted(r.unit):
             continue
-        beyond = d.comparison.significant and not d.within_noise
+        beyond = judgement.beyond(d)
         if r.name in names:
             if (target, r.name, r.unit) not in mde:
                 continue
@@ -230,7 +231,7 @@ def _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha, counted)
         for r, d in ds:
             # the pair's own figure: the paired rule's where the rounds pair (ab_compare, decide/paired.py)
             mde[(t, r.name, r.unit)] = p.row_mde.get((r.name, r.unit), float("inf"))
-        res.run_beyond[t] = (sum(d.comparison.significant and not d.within_noise for _, d in ds), len(ds))
+        res.run_beyond[t] = (sum(judgement.beyond(d) for _, d in ds), len(ds))
     differing = {t: _differing(pairs[t].table, [t])[t] for t in targets}
     _plant(loaded, targets, base_side, effects, rows, trials, seed, mde, res,
            lambda copy, t: ab_compare.analyse(inputs.load(copy), alpha, only={t}, aa_from=ab).pairs[0].table, differing,

@@ -3,7 +3,7 @@ against BASE per target, for the report's section and `pr-comment --ab`."""
 
 import io
 
-from ..decide import figures
+from ..decide import figures, judgement
 from . import explanation, fmt, fold, markdown
 from .escape import md_code, md_text
 
@@ -128,7 +128,7 @@ def not_measured(ab):
 def changed(ab, budget):
     """(Markdown, rows shown, rows beyond noise): the rows beyond noise of every target, largest first."""
     rows = [(p, r, d) for p in ab.pairs for r in p.table.rows for col, d in r.deltas.items()
-            if col == p.target and d.comparison.significant and not d.within_noise]
+            if col == p.target and judgement.beyond(d)]
     rows.sort(key=lambda x: -abs(x[2].pct) if x[2].pct is not None else float("-inf"))
     if not rows:
         return "\nNo row of any target changed beyond noise.\n", 0, 0

@@ -4,7 +4,7 @@ import json
 import math
 from collections import Counter
 
-from ..decide import noise
+from ..decide import figures, noise
 from ..query.names import family
 from . import fmt, fold
 from . import verdicts as verdicts_md
@@ -45,13 +45,13 @@ def _heading(e):
 
 
 def noise_line(result):
-    """What the A/A control says about this comparison, or that there is none."""
+    """What the A/A control says about this comparison, or that there is none: its false-alarm
+    figure under the rule that judged the rows, as `vmparity noise` and the report say it."""
     m = result.noise
     if m is None:
         return ("noise: no A/A control beside these results, so significant differences are not "
                 "checked against the run's own noise (a lab run has one: metal-aa)")
-    return (f"noise: A/A control {m.aa} vs {m.metal}: {m.significant} of {m.rows} rows ({100 * m.share:.1f} %) "
-            f"differ significantly between two passes of the same environment; {len(result.within_noise)} "
+    return (f"noise: A/A control {m.aa} vs {m.metal}: {figures.aa_headline(m)}; {len(result.within_noise)} "
             f"significant row(s) here are within that noise (docs/noise.md)")
 
 
@@ -155,6 +155,7 @@ def to_dict(result):
         "within-noise": [row(f) for f in result.within_noise],
         "not-selected": [row(f) for f in result.not_selected],
         "subset-runs": result.subset_runs,
+        "policy": result.policy.key if result.policy is not None else None,
         "noise": None if result.noise is None else {
             "metal": result.noise.metal, "aa": result.noise.aa, "rows": result.noise.rows,
             "significant": result.noise.significant, "floor-pct": noise.FLOOR_PCT,

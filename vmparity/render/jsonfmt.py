@@ -3,6 +3,7 @@
 import json
 import math
 
+from ..decide import judgement
 from ..decide.figures import row_mde
 
 SCHEMA = "vmparity-compare/1"
@@ -28,7 +29,7 @@ def to_dict(table):
             },
             "deltas": {
                 c: {"pct": d.pct, "p": d.comparison.p, "significant": d.comparison.significant,
-                    "verdict": d.verdict, "warnings": d.comparison.warnings,
+                    "verdict": d.verdict, "warnings": d.comparison.warnings, "test": judgement.test_of(table, d),
                     **({"at-equal-clock": True} if d.at_equal_clock else {}),
                     **({"at-equal-bandwidth": True} if d.at_equal_bandwidth else {}),
                     **(_noise_fields(table, r, c, d) if table.noise else {})}
@@ -38,6 +39,7 @@ def to_dict(table):
     return {
         "schema": SCHEMA,
         "alpha": table.alpha,
+        "policy": table.policy.key,
         "confidence": table.confidence,
         "by": table.by,
         "columns": table.columns,

@@ -15,9 +15,11 @@ compared with the same target of the other run.
 from dataclasses import dataclass, field
 
 from ..decide import crossrun, noise, runspread
+from ..decide import policy as policies
 from .. import stats
 from ._cellpool import CellPool
 from ._layout import Layout
+from ..results import run_selection
 from ..results.targets import is_aa_control, is_lab_metal
 from ._rowstore import RowStore
 from . import paired_rounds
@@ -37,6 +39,7 @@ class Table:
     noise: list = field(default_factory=list)  # noise.NoiseModel per A/A pair among the columns
     store: RowStore = None  # the packed numbers behind `rows`, when build() made the table
     crossrun: object = None  # crossrun.CrossRun: two runs compared target by target: what beats run-to-run noise
+    policy: policies.Policy = policies.PLAIN_FILES  # which judgement decided the rows (decide/policy.py)
 
     def significant(self):
         return [(r, c, d) for r in self.rows for c, d in r.deltas.items() if d.comparison.significant]
@@ -56,8 +59,14 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     `by=KEY` is `col=KEY`, kept for the callers that say by="target".
     Two runs compared target by target are judged against run-to-run noise
     (crossrun.py); history_dir (a runs/ directory) adds the stored history's
-    evidence of it.
+    evidence of it. Files of one lab run named one by one are that run, by
+    target, with its metal's A/A pass (results/run_selection.py): the same
+    files get the run's judgement in every command, whichever way they are named.
     """
+    if col is None and row is None and by is None:
+        selected = run_selection.one_run(inputs)
+        if selected is not None:
+            inputs, by = [selected[0]], "target"
     col_spec = col or by
     layout = Layout(inputs, col_spec, row, filter, table, ignore)
     pool = CellPool()
@@ -106,12 +115,15 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
         if len(inputs) == 1 and inputs[0].is_run:
             paired_rounds.apply_in_run(table, inputs[0])
+        if table.noise:
+            table.policy = policies.IN_RUN
     if crossrun.applies(inputs, layout):
         history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]
         judged = crossrun.judge(table, crossrun.row_values(layout), exact, history)
         if judged is not None:
             crossrun.apply(table, judged)
+            table.policy = policies.ACROSS_RUNS
     return table
 
 
@@ -121,7 +133,8 @@ def pair_table(t, col):
     rows = [Row(r.group, r.name, r.unit, r.higher_better,
                 {c: s for c, s in r.cells.items() if c in (base, col)},
                 {c: d for c, d in r.deltas.items() if c == col}) for r in t.rows]
-    return Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise)
+    return Table([base, col], rows, [], t.alpha, t.confidence, t.by, configs=t.configs, noise=t.noise,
+                 policy=t.policy)
 
 
 def baseline_rank(target, kind):

@@ -22,6 +22,7 @@ class Delta:
     at_equal_bandwidth: bool = False  # a large copy's time row judged on its reference twin (decide/bandwidth.py)
     # an A/B run's row whose program BASE and HEAD ran byte-identical (lab/ab_compare.py): not the code's
     same_binary: bool = False
+    test: str = None  # which test decided the row where a rule chose between several (decide/policy.py), else None
 
 
 @dataclass

@@ -8,7 +8,7 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import bandwidth, clockcheck, coreclock, fastlevel, paired
+from ..decide import bandwidth, fastlevel, inrun, paired
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
@@ -43,7 +43,8 @@ def decide(t, col, pm, diffs, alpha, fallback_mde=None, at_equal_clock=frozenset
             beyond = pm.beyond(r.name, unit, ev)
             deltas = dict(r.deltas)
             deltas[col] = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), cmp.significant and not beyond,
-                                at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth)
+                                at_equal_clock=key in at_equal_clock, at_equal_bandwidth=key in at_equal_bandwidth,
+                                test=pm.decided_by(r.name, unit, ev))
             rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, deltas, r.spreads))
             row_mde[key] = pm.mde(r.name, unit, ev)
             n_paired += 1
@@ -87,64 +88,19 @@ def apply_in_run(t, inp):
     measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
     metal, aa = measured[model.metal], measured[model.aa]
     higher = {r.unit: bool(r.higher_better) for r in t.rows}
-    ways = _Ways(metal, aa, t.alpha, higher)
+    cal = inrun.Calibration(metal, aa, t.alpha, higher)
     row_mde, counts, checks, bw_checks = {}, {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
         if is_aa_control(col) or col not in measured or metal_of(col, metals) != model.metal:
             continue
-        kind = t.configs.get(("", col), {}).get("target-kind")
-        chk = clockcheck.check(col, kind, metal, aa, measured[col], t.alpha)
-        if chk is not None:
-            checks[col] = chk
-        bw = bandwidth.check(col, kind, metal, aa, measured[col], t.alpha)
-        if bw is not None:
-            bw_checks[col] = bw
-        at_clock, at_bandwidth = chk is not None and not chk.differs, bw is not None and not bw.differs
-        own = measured[col]
-        replaced = ways.clock_twinned & coreclock.twinned_rows(own) if at_clock else frozenset()
-        replaced_bw = ways.bandwidth_twinned & bandwidth.twinned_rows(own) if at_bandwidth else frozenset()
-        sides = tuple(bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, replaced),
-                                                             replaced_bw) for v in (metal, aa, own))
-        metal_side, aa_side, own_side = sides
-        diffs = {key: paired.against_passes(metal_side.get(key, {}), aa_side.get(key, {}), own_side[key])
-                 for key in own_side}
-        mdes, (n_paired, _, _) = decide(t, col, ways.model(at_clock, at_bandwidth), diffs, t.alpha,
-                                        at_equal_clock=replaced - replaced_bw, sides=sides,
-                                        at_equal_bandwidth=replaced_bw)
+        ev = cal.target(col, t.configs.get(("", col), {}).get("target-kind"), measured[col])
+        if ev.clock_check is not None:
+            checks[col] = ev.clock_check
+        if ev.bandwidth_check is not None:
+            bw_checks[col] = ev.bandwidth_check
+        mdes, (n_paired, _, _) = decide(t, col, ev.model, ev.diffs, t.alpha, at_equal_clock=ev.at_equal_clock,
+                                        sides=ev.sides, at_equal_bandwidth=ev.at_equal_bandwidth)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
-    t.noise = [paired.decided(model, ways.model(True, True), row_mde, counts, checks, bw_checks), *t.noise[1:]]
-
-
-class _Ways:
-    """The paired rule calibrated on the A/A pair once per way of comparing a target: time
-    rows as measured or at an equal core clock, large copies as measured or at an equal
-    memory bandwidth, the pair's rows put as the target's are."""
-
-    def __init__(self, metal, aa, alpha, higher):
-        self.metal, self.aa, self.alpha, self.higher = metal, aa, alpha, higher
-        self.clock_twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
-        self.bandwidth_twinned = bandwidth.twinned_rows(metal) & bandwidth.twinned_rows(aa)
-        self._models = {}
-
-    def model(self, at_clock, at_bandwidth):
-        key = (at_clock, at_bandwidth)
-        if key not in self._models:
-            clocked = self.clock_twinned if at_clock else frozenset()
-            bw = self.bandwidth_twinned if at_bandwidth else frozenset()
-            metal, aa = (bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, clocked), bw)
-                         for v in (self.metal, self.aa))
-            # as decide judges them: a row on its reference twin with that twin's rows
-            self._models[key] = _calibrated(metal, aa, self.alpha, self.higher,
-                                            lambda k: bandwidth.judged_unit(k, bw))
-        return self._models[key]
-
-
-def _calibrated(metal, aa, alpha, higher, unit_of=None):
-    """The paired rule and the fast level's beside it, from the A/A pair; higher: unit -> higher
-    is better; unit_of as paired.calibrate's."""
-    pm = paired.calibrate(paired.pair_differences(metal, aa), alpha, unit_of)
-    pm.floor_scale = paired.TWO_PASS_FLOOR
-    return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR,
-                                            unit_of))
+    t.noise = [paired.decided(model, cal.model(True, True), row_mde, counts, checks, bw_checks), *t.noise[1:]]
