@@ -256,7 +256,7 @@ class Index:
     def _read_run(self, run_id):
         """Rows of the files table, and per result row ((host, target, name, unit), higher, median, lo, hi, samples)."""
         run_dir = self.runs_dir / run_id
-        files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
+        files = [parse_file(run_dir / n, run=run_dir) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
         head = head_keys()

@@ -39,6 +39,6 @@ def sibling_noise(base_input, alpha):
     aa_path = Path(rf.path).with_name(f"{aa_control_of(rf.target)}.txt")
     if not aa_path.is_file():
         return None
-    aa = parse_file(aa_path)
+    aa = parse_file(aa_path, run=aa_path.parent)  # found beside the operand, not named: never a link out
     pair = [inputs.Input(rf.target, Path(rf.path), [rf], False), inputs.Input(aa.target, aa_path, [aa], False)]
     return noise.from_table(table.build(pair, alpha=alpha), rf.target, aa.target)
