@@ -230,11 +230,3 @@ def test_lab_repro_plan_on_a_fuzzed_scenarios_file_ends_in_exit_0_or_2(tmp_path,
     path = tmp_path / "scenarios.yml"
     path.write_text(_yaml_mutated(data.draw, REPO / "vmparity" / "repro" / "scenarios.yaml"))
     _cli("lab", "repro-plan", "--scenarios", path)
-
-
-@fuzz(10)
-@given(data=st.data())
-def test_explain_on_a_fuzzed_rules_file_ends_in_exit_0_or_2(tmp_path, data):
-    path = tmp_path / "rules.yaml"
-    path.write_text(_yaml_mutated(data.draw, REPO / "vmparity" / "decide" / "rules.yaml"))
-    _cli("explain", LAB_RUN / "metal.txt", LAB_RUN / "guest-nosmt.txt", "--rules", path)
