@@ -1,7 +1,7 @@
 """Fuzzing the records test_record_fuzz.py leaves out (issue 59): manifests, the history index (an
 SQLite file with its bytes or its values corrupted), verifications.json, an A/B run's records (ab.json
-of a staging run, rounds.json of a stored A/B run), the variants files, a host's cpuinfo copy, a
-scenarios file and a rules file. Each reader takes the input or refuses it naming the file; each
+of a staging run, rounds.json of a stored A/B run), the variants files, a host's cpuinfo copy and a
+scenarios file (explain --rules is decide's, issue 56's to change). Each reader takes the input or refuses it naming the file; each
 command ends in exit 0 or 2, never a traceback. Examples are few and inputs small: seconds a test.
 """
 
