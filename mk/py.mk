@@ -13,7 +13,7 @@ HOSTILE_ARGS        ?=
 # bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
 BENCH_CROSSRUN_ARGS ?=
 
-.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun bench-hostile-records
+.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun bench-hostile-records bench-record-memory
 
 CHECK_TARGETS += test-py lint-imports
 
@@ -34,3 +34,6 @@ bench-crossrun: $(STAMPS)/venv ## Both error rates of comparing two runs: same-c
 
 bench-hostile-records: $(STAMPS)/venv ## Issue 59's attack cases on the lab's records as processes: tracebacks, hangs (20 s), writes outside the run, exit 0 on garbage, peak RSS each
 	$(PY) tests/perf_hostile_records.py $(HOSTILE_ARGS)
+
+bench-record-memory: $(STAMPS)/venv ## Peak RSS of every record reader's command on hostile records against its largest legitimate input; fails over 2x
+	$(PY) tests/perf_record_memory.py
