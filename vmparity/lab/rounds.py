@@ -281,10 +281,9 @@ def merge(staging_run):
     # a round added on one host may share its number with another host's planned round
     added = {(t, rec["round"]) for recs in hosts.values() for rec in recs if rec.get("added") for t in rec["order"]}
     added_files = {f for t, rfs in files.items() for k, f in rfs if (t, k) in added}
-    changed = {}
+    changed, merged = {}, {}
     for target, rfs in files.items():
-        text, moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
-        jsonfile.write_text(staging_run / f"{target}.txt", text, run=staging_run)  # by rename: never through a link
+        merged[target], moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
         if moved:
             changed[target] = moved
     record = {
@@ -322,6 +321,10 @@ def merge(staging_run):
     ab = staging_run / AB_FILE
     if ab.exists():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab, round_schema.AB)
+    # Written only once every record above was read and checked: a merge that stops on one leaves the
+    # staging run as it was (an earlier merge's files included), not half merged.
+    for target, text in merged.items():
+        jsonfile.write_text(staging_run / f"{target}.txt", text, run=staging_run)  # by rename: never through a link
     jsonfile.write(staging_run / "rounds.json", record, ensure_ascii=False, run=staging_run)
     return sorted(files), missing
 

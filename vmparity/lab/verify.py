@@ -191,10 +191,11 @@ def store(verify_dir, original_dir, result, plan, seconds=None):
     verify_dir, original_dir = Path(verify_dir), Path(original_dir)
     if seconds is not None:
         result["seconds"] = round(seconds)
-    jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2, run=verify_dir)
-    interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
+    # every record read before any is written: a links file that is refused leaves both runs as they were
     links_path = original_dir / LINKS_FILE
     links = _links(links_path, original_dir) if os.path.lexists(links_path) else {"verified-by": []}
+    jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2, run=verify_dir)
+    interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
     summary = {"run": verify_dir.name,
                "verdicts": {f"{v['target']} {v['rule']}": v["verdict"] for v in result["verdicts"]}}
     links["verified-by"] = [x for x in links["verified-by"] if x.get("run") != verify_dir.name] + [summary]
