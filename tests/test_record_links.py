@@ -209,3 +209,17 @@ def test_history_leaves_out_a_run_with_a_result_file_linked_out(cli, tmp_path):
     r = cli("--results-dir", tmp_path / "results", "history")
     assert r.code in (0, 2) and "Traceback" not in r.err, r
     assert f"a symbolic link to {outside}, outside the run" in r.err, r.err
+
+
+def test_a_history_index_that_is_a_link_is_not_written_through(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where it goes instead: never the user's own
+    _copy(tmp_path, LAB_RUN)
+    outside = tmp_path / "outside" / "index.sqlite"
+    outside.parent.mkdir()
+    outside.write_bytes(b"kept")
+    os.symlink(outside, tmp_path / "results" / ".index.sqlite")
+    r = cli("--results-dir", tmp_path / "results", "history")
+    assert r.code == 0, r
+    assert "is a symbolic link, and the index is never written through one" in r.err, r.err
+    assert outside.read_bytes() == b"kept" and (tmp_path / "results" / ".index.sqlite").is_symlink()
+    assert list((tmp_path / "cache" / "vmparity").glob("index-*.sqlite"))

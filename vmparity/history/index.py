@@ -99,6 +99,9 @@ def refreshed(runs_dir, path=None, warn=None):
     asked = Path(path) if path else default_path(runs_dir)
     failed = None
     for place in (asked, cache_path(runs_dir), MEMORY):
+        if place is not MEMORY and place.is_symlink():  # sqlite would write through it, wherever it leads
+            failed = failed or f"{place} is a symbolic link, and the index is never written through one"
+            continue
         ix, existed = None, place is MEMORY or place.exists()
         try:
             if place is not MEMORY:
