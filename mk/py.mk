@@ -8,10 +8,12 @@ BENCH_COMPARE_DIR   ?= $(BUILD)/bench-compare
 BENCH_MEMORY_MB     ?= 50
 BENCH_MEMORY_LIMIT  ?= 2
 BENCH_MEMORY_DIR    ?= $(BUILD)/bench-memory
+# bench-hostile-records: extra arguments of tests/perf_hostile_records.py (--source DIR, --only ID, --limit S)
+HOSTILE_ARGS        ?=
 # bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
 BENCH_CROSSRUN_ARGS ?=
 
-.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun
+.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun bench-hostile-records bench-record-memory
 
 CHECK_TARGETS += test-py lint-imports
 
@@ -29,3 +31,9 @@ bench-memory: $(STAMPS)/venv $(BENCHSTAT) ## Peak RSS of `vmparity compare` on 5
 
 bench-crossrun: $(STAMPS)/venv ## Both error rates of comparing two runs: same-code pairs' changed rows and gate, planted slowdowns' recall (docs/noise.md)
 	$(PY) tests/perf_crossrun.py $(BENCH_CROSSRUN_ARGS)
+
+bench-hostile-records: $(STAMPS)/venv ## Issue 59's attack cases on the lab's records as processes: tracebacks, hangs (20 s), writes outside the run, exit 0 on garbage, peak RSS each
+	$(PY) tests/perf_hostile_records.py $(HOSTILE_ARGS)
+
+bench-record-memory: $(STAMPS)/venv ## Peak RSS of every record reader's command on hostile records against its largest legitimate input; fails over 2x
+	$(PY) tests/perf_record_memory.py

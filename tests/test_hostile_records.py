@@ -66,17 +66,27 @@ def test_a_plain_host_name_still_plans(cli, staging):
     assert (staging / "remeasured" / "localhost" / "plan.json").is_file()
 
 
-def test_a_verify_plan_left_as_a_dangling_symlink_is_replaced_not_written_through(cli, tmp_path):
+def test_a_verify_plan_left_as_a_dangling_symlink_out_of_the_run_is_refused_not_written_through(cli, tmp_path):
     run = _copy(tmp_path, LAB_RUN)
     outside = tmp_path / "outside" / "plan.json"
     outside.parent.mkdir()
     (run / "verify-plan.json").unlink(missing_ok=True)
     os.symlink(outside, run / "verify-plan.json")
-    r = cli("--results-dir", tmp_path / "results", "lab", "verify", run)
-    assert r.code == 0, r
+    refused(cli("--results-dir", tmp_path / "results", "lab", "verify", run), "verify-plan.json",
+            f"a symbolic link to {outside}, outside the run")
     assert not outside.exists()
-    plan = run / "verify-plan.json"
-    assert not plan.is_symlink() and json.loads(plan.read_text())["format"]
+    assert os.readlink(run / "verify-plan.json") == str(outside)  # left for its owner to look at
+
+
+def test_a_verify_plan_linked_inside_the_run_is_read_as_the_plan(cli, tmp_path):
+    run = _copy(tmp_path, LAB_RUN)
+    plain = cli("--results-dir", tmp_path / "results", "lab", "verify", run)
+    assert plain.code == 0, plain
+    (run / "kept").mkdir()
+    (run / "verify-plan.json").rename(run / "kept" / "plan.json")
+    os.symlink("kept/plan.json", run / "verify-plan.json")  # a link that stays in the run shows only its data
+    linked = cli("--results-dir", tmp_path / "results", "lab", "verify", run)
+    assert (linked.code, linked.out) == (0, plain.out)
 
 
 @pytest.mark.parametrize("run_name", ["../../../outside", "/etc", 7])
@@ -189,7 +199,7 @@ def _nested(opening, closing):
 
 NOT_A_RECORD = {  # what takes a record's place, and what the message says
     "fifo": (_fifo, "expected a regular file"),
-    "dev-zero": (_dev_zero, "expected a regular file"),
+    "dev-zero": (_dev_zero, "a symbolic link to /dev/zero, outside the run"),  # a record is read only from inside its run
     "sparse-200-MB": (_sparse, "bytes: expected a JSON record of at most"),
     "10000-brackets": (_nested("[", "]"), "nested deeper than"),
     "10000-objects": (_nested('{"a":', "}"), "nested deeper than"),
@@ -250,7 +260,7 @@ def test_a_result_file_of_one_200_mb_line_is_refused_at_its_first_64_kib(tmp_pat
 
 NOT_A_MANIFEST = {
     "fifo": (_fifo, "expected a regular file"),
-    "dev-zero": (_dev_zero, "expected a regular file"),
+    "dev-zero": (_dev_zero, "a symbolic link to /dev/zero, outside the run"),
     "sparse-200-MB": (_sparse, "bytes: expected a manifest"),
     "another-line": (lambda p: p.write_text("not a digest  benchrun\n"), "expected a `sha256sum` line"),
 }
@@ -370,12 +380,13 @@ def test_an_effect_that_would_make_a_value_infinite_is_blamed_on_the_option(cli,
             "--effects", "beyond a finite number")
 
 
-def test_power_copies_a_run_without_its_fifos_and_devices(cli, tmp_path):
+def test_power_copies_a_run_without_its_fifos(cli, tmp_path):
     run = _copy(tmp_path, LAB_RUN)
     os.mkfifo(run / "notes")
-    os.symlink("/dev/zero", run / "zero")
     r = cli("power", run, "--effects", "20", "--rows", "2", "--trials", "1")
     assert r.code == 0, r
+    os.symlink("/dev/zero", run / "zero")  # a copy would take in what it points to
+    refused(cli("power", run, "--effects", "20", "--rows", "2", "--trials", "1"), "zero", "outside the run")
 
 
 def _renamed_base(tmp_path, prefix):
@@ -434,5 +445,6 @@ def test_a_rules_file_that_would_hang_or_blow_up_is_refused(cli, tmp_path, make,
 
 @pytest.mark.parametrize("case", ["fifo", "dev-zero"])
 def test_a_round_file_that_is_no_file_stops_the_merge_with_its_name(cli, staging, case):
-    NOT_A_RECORD[case][0](staging / "rounds" / "2" / "metal.txt")
-    refused(cli("lab", "merge-rounds", staging), "rounds/2/metal.txt", "expected a regular file")
+    make, words = NOT_A_RECORD[case]
+    make(staging / "rounds" / "2" / "metal.txt")
+    refused(cli("lab", "merge-rounds", staging), "rounds/2/metal.txt", words)

@@ -62,6 +62,7 @@ def run(files, run_id, out, err, results_dir=None, force=False, manifest=None, r
     tmp = Path(tempfile.mkdtemp(prefix=f".ingest-{run_id}-", dir=runs))
     try:
         if fill_in:  # start from the stored run: its finished targets stay exactly as they are
+            bounded.no_link_out(final)  # the copy would take in what a link out of the run points to
             shutil.copytree(final, tmp, dirs_exist_ok=True, ignore=bounded.not_regular)  # never a FIFO
         for rf in parsed:
             shutil.copyfile(rf.path, tmp / f"{rf.target}.txt")  # verbatim: benchstat reads it as is

@@ -10,6 +10,8 @@ render.py (its rows formatted by columns.py), plot.py and explain_change.py
 present them.
 """
 
+import sqlite3
+
 from . import changepoints, index, packed, tracks
 
 
@@ -20,7 +22,10 @@ def load(runs_dir, filter_text=None, until=None, only=None, warn=None, index_pat
     try:
         try:
             return tracks.load(ix, filter_text, until, only)
-        except packed.Corrupt as e:  # the index is only a cache: the files are the truth
+        # The index is only a cache: the files are the truth. A row that does not decode, or rows that do
+        # not agree (a track of a run whose file row was altered), is built again from them; a failure on
+        # the index built again is a defect of the code and raised as one.
+        except (packed.Corrupt, sqlite3.DatabaseError, LookupError, ValueError, TypeError, ArithmeticError) as e:
             if warn is not None:
                 warn(f"the history index {ix.path} does not decode ({e}); built it again from the runs")
             ix = ix.rebuilt(warn)

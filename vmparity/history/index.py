@@ -99,12 +99,14 @@ def refreshed(runs_dir, path=None, warn=None):
     asked = Path(path) if path else default_path(runs_dir)
     failed = None
     for place in (asked, cache_path(runs_dir), MEMORY):
+        if place is not MEMORY and place.is_symlink():  # sqlite would write through it, wherever it leads
+            failed = failed or f"{place} is a symbolic link, and the index is never written through one"
+            continue
         ix, existed = None, place is MEMORY or place.exists()
         try:
             if place is not MEMORY:
                 place.parent.mkdir(parents=True, exist_ok=True)
-            ix = Index(runs_dir, place)
-            ix.refresh(warn)
+            ix = _refresh_or_rebuild(runs_dir, place, warn)
         except (Unwritable, sqlite3.OperationalError, OSError) as e:
             if ix is not None:
                 ix.close()
@@ -121,6 +123,28 @@ def refreshed(runs_dir, path=None, warn=None):
                  "(nothing under the results directory was written)")
         return ix
 
+
+
+def _refresh_or_rebuild(runs_dir, place, warn):
+    """An Index at place, refreshed; built again from the runs when the refresh meets a row that breaks
+    it (a run's row renamed under its files', a page malformed): the index is only a cache. sqlite's
+    ways of saying it cannot write there are raised, for refreshed() to try the next place."""
+    ix = Index(runs_dir, place)
+    try:
+        ix.refresh(warn)
+        return ix
+    except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: a stored text that is not UTF-8
+        ix.close()
+        if isinstance(e, sqlite3.OperationalError) and _is_write_error(e):
+            raise
+        why = str(e)
+    if warn is not None:
+        warn(f"the history index {place} is corrupt ({why}); built it again from the runs")
+    if place is not MEMORY:
+        remove_files(place)
+    ix = Index(runs_dir, place)
+    ix.refresh(warn)
+    return ix
 
 
 def run_signature(run_dir):
@@ -177,7 +201,7 @@ class Index:
                 db.execute("PRAGMA journal_mode=WAL")
                 self._create(db)
             return db
-        except sqlite3.DatabaseError as e:
+        except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: a text of its schema is not UTF-8
             if isinstance(e, sqlite3.OperationalError) and (str(self.path) == MEMORY or not self.path.exists()):
                 raise Unwritable(f"cannot create it: {e}") from None
             if isinstance(e, sqlite3.OperationalError) and _is_write_error(e):
@@ -256,7 +280,7 @@ class Index:
     def _read_run(self, run_id):
         """Rows of the files table, and per result row ((host, target, name, unit), higher, median, lo, hi, samples)."""
         run_dir = self.runs_dir / run_id
-        files = [parse_file(run_dir / n) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
+        files = [parse_file(run_dir / n, run=run_dir) for n in sorted(os.listdir(run_dir)) if _is_result_file(n)]
         inputs.check_unique_targets(files)
         file_rows, result_rows = [], []
         head = head_keys()

@@ -92,7 +92,7 @@ def _keep_stop(staging_run, host, goal_pct, stop):
     """Keep why the rounds for the wide rows stopped, with the goal (rounds.json `added-stop`):
     the report marks the families still above the goal and says why no more rounds ran."""
     path = staging_run / "rounds" / STOP_FILE.format(host=host)
-    jsonfile.write(path, {"host": host, "goal-pct": goal_pct, "why": stop["why"]}, indent=None)
+    jsonfile.write(path, {"host": host, "goal-pct": goal_pct, "why": stop["why"]}, indent=None, run=staging_run)
     return stop
 
 
@@ -202,6 +202,7 @@ def _stop(why, added=(), used=0.0):
 
 def _host_records(staging_run, host):
     check_plain_name(host, "--host", "host")  # it names files of the staging run: never a path
+    bounded.no_link_out(staging_run)  # every file read and written for the plan stays inside the run
     records = [round_record.read_round(d / f"host-{host}.json")
                for d in round_record.round_dirs(staging_run) if (d / f"host-{host}.json").exists()]
     if not records:

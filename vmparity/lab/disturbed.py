@@ -256,6 +256,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
     moves no verdict and costs a TCG guest's start-up again)."""
     staging_run = Path(staging_run)
     check_plain_name(host, "--host", "host")  # it names a directory of the staging run: never a path
+    bounded.no_link_out(staging_run)  # every file read and written below stays inside the run
     out_dir = staging_run / PLAN_DIR / host
     before = _read_plan(out_dir / "plan.json")["remeasure"] if again else []
     finished = [f for f in before if _measured(staging_run / f["file"])]
@@ -290,7 +291,7 @@ def plan(staging_run, host, limit, again=False, skip_kinds=()):
         f.update(n=n, only=only_regex(f["job"]), file=f"{PLAN_DIR}/{host}/{n}.txt")
     record = {"host": host, "limit": limit, "threshold-pct": thresholds[TIME],
               "clocks-threshold-pct": thresholds[CLOCKS], "remeasure": before + flagged}
-    jsonfile.write(out_dir / "plan.json", record)
+    jsonfile.write(out_dir / "plan.json", record, run=staging_run)
     return dict(record, remeasure=flagged)
 
 

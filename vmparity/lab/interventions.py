@@ -14,6 +14,7 @@ from the stored run even after the variant files moved on.
 """
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -237,16 +238,16 @@ def only_regex(jobs):
 
 def write_plan(plan, run_dir):
     path = Path(run_dir) / PLAN_FILE
-    jsonfile.write(path, plan, indent=2)
+    jsonfile.write(path, plan, indent=2, run=run_dir)
     return path
 
 
 def read_plan(run_dir):
     """The plan stored in a run, None when it has none; InputError when it is not one."""
     path = Path(run_dir) / PLAN_FILE
-    if not path.exists():  # a FIFO or a device there is refused by the reader, not taken for no plan
+    if not os.path.lexists(path):  # a FIFO, a device or a link out of the run there is refused by the reader
         return None
-    plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})")
+    plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})", run=run_dir)
     if not isinstance(plan, dict) or plan.get("format") != FORMAT:
         raise InputError(path, f"expected a verify plan with format {FORMAT}")
     jsonfile.check_shape(path, plan, verify_schema.PLAN)

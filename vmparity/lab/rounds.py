@@ -239,6 +239,7 @@ def merge(staging_run):
     rounds_dir = staging_run / "rounds"
     if not rounds_dir.is_dir():
         raise InputError(rounds_dir, "no rounds directory: expected rounds/<k>/<target>.txt from the bench role")
+    bounded.no_link_out(staging_run)  # every file the merge reads and writes stays inside the run
     hosts, timings, files = {}, {}, {}
     for d in round_record.round_dirs(staging_run):
         k = int(d.name)
@@ -280,10 +281,9 @@ def merge(staging_run):
     # a round added on one host may share its number with another host's planned round
     added = {(t, rec["round"]) for recs in hosts.values() for rec in recs if rec.get("added") for t in rec["order"]}
     added_files = {f for t, rfs in files.items() for k, f in rfs if (t, k) in added}
-    changed = {}
+    changed, merged = {}, {}
     for target, rfs in files.items():
-        text, moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
-        (staging_run / f"{target}.txt").write_text(text, encoding="utf-8")
+        merged[target], moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
         if moved:
             changed[target] = moved
     record = {
@@ -321,7 +321,11 @@ def merge(staging_run):
     ab = staging_run / AB_FILE
     if ab.exists():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab, round_schema.AB)
-    jsonfile.write(staging_run / "rounds.json", record, ensure_ascii=False)
+    # Written only once every record above was read and checked: a merge that stops on one leaves the
+    # staging run as it was (an earlier merge's files included), not half merged.
+    for target, text in merged.items():
+        jsonfile.write_text(staging_run / f"{target}.txt", text, run=staging_run)  # by rename: never through a link
+    jsonfile.write(staging_run / "rounds.json", record, ensure_ascii=False, run=staging_run)
     return sorted(files), missing
 
 

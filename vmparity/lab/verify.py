@@ -16,6 +16,7 @@ verify runs in `verifications.json`.
 """
 
 import math
+import os
 from pathlib import Path
 
 import yaml
@@ -191,14 +192,15 @@ def store(verify_dir, original_dir, result, plan, seconds=None):
     verify_dir, original_dir = Path(verify_dir), Path(original_dir)
     if seconds is not None:
         result["seconds"] = round(seconds)
-    jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2)
-    interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
+    # every record read before any is written: a links file that is refused leaves both runs as they were
     links_path = original_dir / LINKS_FILE
-    links = _links(links_path) if links_path.exists() else {"verified-by": []}
+    links = _links(links_path, original_dir) if os.path.lexists(links_path) else {"verified-by": []}
+    jsonfile.write(verify_dir / VERDICTS_FILE, result, indent=2, run=verify_dir)
+    interventions.write_plan(dict(plan, verifies=plan["run"]), verify_dir)
     summary = {"run": verify_dir.name,
                "verdicts": {f"{v['target']} {v['rule']}": v["verdict"] for v in result["verdicts"]}}
     links["verified-by"] = [x for x in links["verified-by"] if x.get("run") != verify_dir.name] + [summary]
-    jsonfile.write(links_path, links, indent=2)
+    jsonfile.write(links_path, links, indent=2, run=original_dir)
 
 
 def read_verdicts(run_dir):
@@ -206,20 +208,20 @@ def read_verdicts(run_dir):
     (verdicts dict, the run that holds them) or (None, None)."""
     run_dir = Path(run_dir)
     own = run_dir / VERDICTS_FILE
-    if own.exists():
-        return _verdicts(own), run_dir.name
+    if os.path.lexists(own):  # a link out of the run there is refused, not taken for no verdicts
+        return _verdicts(own, run_dir), run_dir.name
     links = run_dir / LINKS_FILE
-    if links.exists():
-        for link in reversed(_links(links)["verified-by"]):
-            other = run_dir.parent / link["run"] / VERDICTS_FILE
-            if other.exists():
-                return _verdicts(other), link["run"]
+    if os.path.lexists(links):
+        for link in reversed(_links(links, run_dir)["verified-by"]):
+            other = run_dir.parent / link["run"] / VERDICTS_FILE  # a sibling run, by name (verify_schema.LINKS)
+            if os.path.lexists(other):
+                return _verdicts(other, other.parent), link["run"]
     return None, None
 
 
-def _verdicts(path):
-    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.VERDICTS)
+def _verdicts(path, run):
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.VERDICTS, run=run)
 
 
-def _links(path):
-    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.LINKS)
+def _links(path, run):
+    return jsonfile.read(path, "cannot read: {error}; expected JSON", verify_schema.LINKS, run=run)

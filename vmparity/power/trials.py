@@ -155,6 +155,7 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
     files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
+        bounded.no_link_out(loaded.path)  # the copy would take in what a link out of the run points to
         shutil.copytree(loaded.path, copy, ignore=bounded.not_regular)
         for t in targets:
             rf = files[t]

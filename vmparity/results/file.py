@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from . import bounded
 from .spec import known_units
 from .samples import Benchmark, Samples
 
@@ -127,14 +128,17 @@ def max_file_bytes():
     return int(raw)
 
 
-def parse_file(path, max_bytes=None):
-    """Read one result file; raise InputError on the first problem."""
+def parse_file(path, max_bytes=None, run=None):
+    """Read one result file; raise InputError on the first problem. run: the run directory the
+    file was found in, whose result files are read only from inside it (bounded.inside); None for
+    a file named on the command line, which may be a link anywhere, as benchstat allows."""
     path = Path(path)
     limit = max_bytes or max_file_bytes()
+    real, flags = bounded.open_flags(path, run, "a result file of the run")
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat
         # below then refuses it (and devices such as /dev/zero).
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(real, flags)
     except FileNotFoundError:
         raise InputError(path, "no such result file") from None
     except IsADirectoryError:

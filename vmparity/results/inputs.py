@@ -43,7 +43,7 @@ def stored_file(run_dir, target):
     if not path.is_file():
         return None
     try:
-        return parse_file(path)
+        return parse_file(path, run=run_dir)
     except (InputError, OSError):
         return None
 
@@ -54,7 +54,7 @@ def load(operand, results_dir=None, require_fingerprint=False):
         txts = sorted(path.glob("*.txt"))
         if not txts:
             raise InputError(path, "run directory holds no <target>.txt result files")
-        files = [parse_file(t) for t in txts]
+        files = [parse_file(t, run=path) for t in txts]  # a link out of the run is refused
         label, is_run = path.name, True
     else:
         files = [parse_file(path)]

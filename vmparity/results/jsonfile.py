@@ -35,11 +35,12 @@ MAX_VALUES = 200_000
 MAX_SHOWN = 80  # characters of a wrong value quoted in a message
 
 
-def read(path, expected, schema=None, limit=bounded.MAX_RECORD_BYTES):
+def read(path, expected, schema=None, limit=bounded.MAX_RECORD_BYTES, run=None):
     """The parsed JSON of path; InputError naming it when it cannot be read, parsed, nests
-    deeper than MAX_DEPTH or (with a JSON Schema) has another shape.
+    deeper than MAX_DEPTH or (with a JSON Schema) has another shape, or (with run, the run
+    directory it belongs to) is a symbolic link out of the run (bounded.inside).
     expected: the message, with {error} where the reason goes."""
-    text = bounded.read_text(path, limit, "a JSON record")
+    text = bounded.read_text(path, limit, "a JSON record", run)
     values = text.count(",") + text.count("{") + text.count("[")
     if values > MAX_VALUES:
         raise InputError(path, expected.format(error=f"about {values} values, expected at most {MAX_VALUES}"))
@@ -108,16 +109,20 @@ def _rule(error):
     return f"{kind} {value!r}"
 
 
-def write(path, data, indent=1, ensure_ascii=True):
+def write(path, data, indent=1, ensure_ascii=True, run=None):
     """Store data as the JSON record path: a temporary file beside it, renamed into place.
     InputError naming path when it cannot be written."""
-    write_text(path, json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) + "\n")
+    write_text(path, json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) + "\n", run)
 
 
-def write_text(path, text):
+def write_text(path, text, run=None):
     """Store text as the file path through a temporary file beside it, renamed into place (the
-    rename replaces a symlink there instead of following it). InputError when it cannot."""
+    rename replaces a symlink there instead of following it). InputError when it cannot, or
+    (with run, the run directory it belongs to) when a directory on the way is a symbolic
+    link out of the run: the rename would put the file there."""
     path = Path(path)
+    if run is not None:
+        bounded.inside(path.parent, run, f"the directory of {path.name}")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

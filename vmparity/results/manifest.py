@@ -5,6 +5,7 @@ Both read a manifest here, bounded (bounded.py): a FIFO in its place would hang 
 /dev/zero fill its memory."""
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -20,10 +21,11 @@ RUNNER = "benchrun"  # runs and times every program: a change of it may move any
 MAX_BYTES = 1024 * 1024
 
 
-def read(path):
+def read(path, run=None):
     """The text of the manifest at path; InputError naming it (and the line) when it is not a
-    regular file of at most MAX_BYTES of UTF-8 `sha256sum` lines."""
-    text = bounded.read_text(path, MAX_BYTES, f"a manifest of {LINE_WORDS}")
+    regular file of at most MAX_BYTES of UTF-8 `sha256sum` lines, or (with run, the run
+    directory it belongs to) is a symbolic link out of the run."""
+    text = bounded.read_text(path, MAX_BYTES, f"a manifest of {LINE_WORDS}", run)
     lines = text.splitlines()
     if not lines:
         raise InputError(path, f"empty manifest: expected {LINE_WORDS}")
@@ -51,9 +53,9 @@ def disagreeing(run_dir, head_files, base_files):
     out = []
     for name, files in ((NAME, head_files), (BASE_NAME, base_files)):
         path = Path(run_dir) / name
-        if not path.exists():
+        if not os.path.lexists(path):  # a link out of the run there is refused by read(), not passed over
             continue
-        digest = hashlib.sha256(read(path).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(read(path, run_dir).encode("utf-8")).hexdigest()
         recorded = sorted({rf.config.get("binary-sha256") for rf in files} - {None, digest})
         if recorded:
             out.append((name, digest, recorded))
@@ -65,8 +67,8 @@ def same_programs(run_dir):
     none when either is missing, or when the runner itself differs; InputError when one is
     there but is no manifest."""
     paths = [Path(run_dir) / n for n in (NAME, BASE_NAME)]
-    if not all(p.exists() for p in paths):  # a FIFO or device there is refused by read(), not passed over
+    if not all(os.path.lexists(p) for p in paths):  # a FIFO or device there is refused by read(), not passed over
         return frozenset()
-    head, base = (digests(read(p)) for p in paths)
+    head, base = (digests(read(p, run_dir)) for p in paths)
     same = frozenset(n for n, d in head.items() if base.get(n) == d)
     return same if RUNNER in same else frozenset()

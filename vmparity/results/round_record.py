@@ -12,6 +12,7 @@ this; a row whose values do not match those rounds (a fill-in, a hand-made
 file) is not paired.
 """
 
+import os
 from pathlib import Path
 
 from ..errors import InputError
@@ -29,9 +30,9 @@ def load(run_dir):
     """rounds.json of a stored run, or None for a run measured before rounds; InputError naming
     the field when it is not of the shape round_schema.ROUNDS describes."""
     p = Path(run_dir) / FILE
-    if not p.exists():  # a FIFO or a device there is refused by the reader, not taken for no record
+    if not os.path.lexists(p):  # a FIFO, a device or a link out of the run there is refused by the reader
         return None
-    return check(p, jsonfile.read(p, RECORD_EXPECTED))
+    return check(p, jsonfile.read(p, RECORD_EXPECTED, run=run_dir))
 
 
 def check(path, rec):
@@ -43,9 +44,10 @@ def check(path, rec):
     return rec
 
 
-def read_round(path):
-    """One host's record of one round in a staging run (rounds/<k>/host-<host>.json), checked."""
-    return jsonfile.read(path, RECORD_EXPECTED, round_schema.STAGING_ROUND)
+def read_round(path, run=None):
+    """One host's record of one round in a staging run (rounds/<k>/host-<host>.json), checked;
+    run: the staging run, out of which a link there may not lead."""
+    return jsonfile.read(path, RECORD_EXPECTED, round_schema.STAGING_ROUND, run=run)
 
 
 def rounds_of(record, target, name=None):

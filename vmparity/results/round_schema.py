@@ -75,7 +75,9 @@ ROUNDS = {
         "added-stop": {"type": "object", "additionalProperties": {"type": "object"}},
         "ab": {"type": "object", "properties": {
             "base-ref": {"type": "string"}, "base-commit": {"type": "string"},
-            "not-measured": dict(_PER_TARGET, additionalProperties={"type": "object"}),
+            # a target the A/B run left out: its kind, the rounds that kind takes and the rounds a side needs
+            "not-measured": dict(_PER_TARGET, additionalProperties={"type": "object", "properties": {
+                "kind": {"type": "string"}, "rounds": {"type": "integer"}, "need": {"type": "integer"}}}),
             "without-base": dict(_PER_TARGET, additionalProperties={"type": "object"}),
         }},
     },

@@ -39,7 +39,7 @@ def one_run(loaded):
     if (len(set(targets)) != len(targets) or any(is_base_side(t) for t in targets)
             or any(metal_of(t, [base]) != base for t in targets[1:]) or not aa_path.is_file()):
         return None
-    aa = parse_file(aa_path)
+    aa = parse_file(aa_path, run=run_dir)  # found beside the operands, not named: never a link out
     if aa.target in targets:
         return None  # the A/A pass itself named as an operand: the plain pair, as benchstat sees it
     run = replace(loaded[0], label=run_dir.name, path=run_dir, files=[files[0], aa, *files[1:]], is_run=True)
