@@ -71,6 +71,7 @@ def test_results_dir_that_is_a_file(cli, tmp_path, pair):
     ("- id: x\n  title: t\n  when: [{differs: nt-threshold}]\n  cause: c\n  fix: f\n", ["differs", "list of header keys"]),
     ("- id: x\n  title: t\n  when: [{param-between: {param: size}}]\n  cause: c\n  fix: f\n", ["param-between"]),
     ("- id: x\n  title: t\n  when: [{benchmark: '.'}]\n  cause: 3\n  fix: f\n", ["cause", "text"]),
+    ("- id: x\n  title: t\n  when: [{benchmark: '.'}]\n  cause: c\n  fix: f\n  evidence: null\n", ["evidence", "list"]),
     ("- id: x\n  title: t\n  when: [{benchmark: '.'}]\n  cause: '{{ 1 / 0 }}'\n  fix: f\n", ["rule x", "ZeroDivisionError"]),
     ("- id: x\n  title: t\n  when: [{benchmark: '.'}]\n  cause: \"{{ ''.__class__.__mro__ }}\"\n  fix: f\n", ["rule x"]),
 ])

@@ -113,6 +113,8 @@ def _validate(rules, where):
         for key in ("id", "title", "cause", "fix"):
             if not isinstance(r[key], str):
                 raise InputError(where, f"{name}: `{key}` must be text, not {type(r[key]).__name__}")
+        if "evidence" in r and not _is_text_list(r["evidence"]):
+            raise InputError(where, f"{name}: `evidence` must be a list of fingerprint keys (text)")
         try:
             r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
         except jinja2.TemplateSyntaxError as e:
