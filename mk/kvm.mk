@@ -16,7 +16,7 @@ KVM_TEST_ARGS   ?=
 KVM_LAPTOP       = $(KVM_BED_DIR)/laptop
 # ansible-playbook as from a laptop, with the bed's rack inventory (kvm-lab, kvm-verify)
 KVM_ANSIBLE      = $(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory \
-  -e bench_results_dir=$(RESULTS_DIR) -e bench_staging_dir=$(KVM_BED_DIR)/staging
+  -e bench_results_dir=$(abspath $(RESULTS_DIR)) -e bench_staging_dir=$(abspath $(KVM_BED_DIR))/staging
 # kvm-verify: the run whose explanations are tested (default: the newest kvm-lab run), and its rounds
 # (KVM guests take every round: the U test between a guest and its fix needs 4 a side, one spare)
 KVM_VERIFY_RUN    ?=

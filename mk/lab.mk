@@ -14,7 +14,7 @@ RESULTS_DIR      ?= $(ROOT)/results
 
 # Every ansible-playbook of the lab reads ansible/ansible.cfg.
 LAB_ANSIBLE := env ANSIBLE_CONFIG=$(ROOT)/ansible/ansible.cfg $(ANSIBLE_PLAYBOOK) -i $(LAB_INVENTORY) \
-  -e vmparity_cache_dir=$(CACHE_DIR) -e bench_results_dir=$(RESULTS_DIR)
+  -e vmparity_cache_dir=$(CACHE_DIR) -e bench_results_dir=$(abspath $(RESULTS_DIR))
 
 .PHONY: lab-up bench-lab lab-noise lab-power lab-down lab-lint test-lab test-lab-e2e test-lab-repro
 
