@@ -8,7 +8,7 @@ The first 48 (`issue`) are the issue's: its writes outside the run, memory and h
 (each wrong rounds.json shape under the four commands it broke) and exit 0 on garbage. The rest
 (`since`) are found since: records linked out of their run, a scenarios file of another shape.
 
-A case's setup(ctx) prepares it and returns the placeholders of its argv ({RUN}, {OUT}, ...) and
+A case's setup(ctx) prepares it and returns the values its argv names in braces (the run, the output) and
 `inside`, the directory the command may write in; everything else under ctx.root must be left as
 it was. expect: ("refused", words) is exit 2 with a message holding every word (the file first);
 ("exit", code, stream, words) is that exit code with the words on stdout or stderr.
@@ -28,6 +28,32 @@ VERIFIED_RUN = "2026-11-27T20-39-11Z-lab-quick"
 AB_RUN = "2026-11-26T12-41-12Z-ab-quick"
 OTHER_LAB_RUN = "2026-11-27T20-39-11Z-lab-quick"
 LIMIT_SECONDS = 20  # a command still running then hangs, as the issue counted
+
+
+def staging_run(run):
+    """A staging run of one host at run: three rounds of metal and its A/A pass, from a committed run's values."""
+    for k in (1, 2, 3):
+        d = run / "rounds" / str(k)
+        d.mkdir(parents=True)
+        (d / "host-localhost.json").write_text(json.dumps({
+            "host": "localhost", "round": k, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {},
+            "timings": {}}))
+        for t in ("metal", "metal-aa"):
+            shutil.copy(RUNS / LAB_RUN / f"{t}.txt", d / f"{t}.txt")
+    return run
+
+
+def add_round_mixing_utc_offsets(staging):
+    """An added round 4 whose timings mix a UTC offset and a local time (lab added-round must name it)."""
+    d = staging / "rounds" / "4"
+    d.mkdir()
+    timings = {"metal": {"start": "2026-11-28T08:00:00+00:00", "end": "2026-11-28T08:00:10+00:00"},
+               "metal-aa": {"start": "2026-11-28 08:00:10", "end": "2026-11-28 08:00:20"}}
+    (d / "host-localhost.json").write_text(json.dumps({
+        "host": "localhost", "round": 4, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {}, "timings": timings,
+        "added": {"reason": "wide", "goal-pct": 3.0, "jobs": ["clock"]}}))
+    for t in ("metal", "metal-aa"):
+        shutil.copy(staging / "rounds" / "1" / f"{t}.txt", d / f"{t}.txt")
 
 
 @dataclass
@@ -50,18 +76,8 @@ class Ctx:
         return dst
 
     def staging(self):
-        """A staging run of one host: three rounds of metal and its A/A pass, deep enough that
-        ../../../../ stays under root."""
-        run = self.root / "a" / "b" / "c" / "stage" / "run"
-        for k in (1, 2, 3):
-            d = run / "rounds" / str(k)
-            d.mkdir(parents=True)
-            (d / "host-localhost.json").write_text(json.dumps({
-                "host": "localhost", "round": k, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {},
-                "timings": {}}))
-            for t in ("metal", "metal-aa"):
-                shutil.copy(RUNS / LAB_RUN / f"{t}.txt", d / f"{t}.txt")
-        return run
+        """A staging run of one host (staging_run), deep enough that ../../../../ stays under root."""
+        return staging_run(self.root / "a" / "b" / "c" / "stage" / "run")
 
     def big(self, path, first, filler, closing=b""):
         """A file of about 200 MB (times scale) written in chunks: first, filler repeated, closing."""
@@ -330,15 +346,7 @@ def _(ctx):
       refused("rounds/4/host-localhost.json", "no UTC offset"))
 def _(ctx):
     s = ctx.staging()
-    d = s / "rounds" / "4"
-    d.mkdir()
-    timings = {"metal": {"start": "2026-11-28T08:00:00+00:00", "end": "2026-11-28T08:00:10+00:00"},
-               "metal-aa": {"start": "2026-11-28 08:00:10", "end": "2026-11-28 08:00:20"}}
-    (d / "host-localhost.json").write_text(json.dumps({
-        "host": "localhost", "round": 4, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {}, "timings": timings,
-        "added": {"reason": "wide", "goal-pct": 3.0, "jobs": ["clock"]}}))
-    for t in ("metal", "metal-aa"):
-        shutil.copy(s / "rounds" / "1" / f"{t}.txt", d / f"{t}.txt")
+    add_round_mixing_utc_offsets(s)
     return {"STAGING": s, "inside": s}
 
 

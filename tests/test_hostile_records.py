@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hostile_record_cases import add_round_mixing_utc_offsets, staging_run
 
 RUNS = Path(__file__).resolve().parent.parent / "results" / "runs"
 LAB_RUN = "2026-11-28T08-43-58Z-lab-quick"
@@ -39,16 +40,7 @@ def _files_under(root):
 @pytest.fixture
 def staging(tmp_path):
     """A staging run of one host: three rounds of metal and its A/A pass, from a committed run's values."""
-    src = RUNS / LAB_RUN
-    run = tmp_path / "a" / "b" / "c" / "stage" / "run"  # deep enough that ../../../../ stays in tmp_path
-    for k in (1, 2, 3):
-        d = run / "rounds" / str(k)
-        d.mkdir(parents=True)
-        (d / "host-localhost.json").write_text(json.dumps({"host": "localhost", "round": k, "seed": 5,
-                                                           "order": ["metal", "metal-aa"], "hygiene": {}, "timings": {}}))
-        for t in ("metal", "metal-aa"):
-            shutil.copy(src / f"{t}.txt", d / f"{t}.txt")
-    return run
+    return staging_run(tmp_path / "a" / "b" / "c" / "stage" / "run")
 
 
 @pytest.mark.parametrize("host", ["../../../../outside/evil", "/tmp/vmparity-evil", "..", ".hidden", "a/b", "-x", ""])
@@ -292,15 +284,7 @@ def test_a_malformed_earlier_run_of_the_machine_is_left_out_of_the_host_history_
 
 
 def test_an_added_round_mixing_utc_offsets_and_local_times_is_named(cli, staging):
-    d = staging / "rounds" / "4"
-    d.mkdir()
-    timings = {"metal": {"start": "2026-11-28T08:00:00+00:00", "end": "2026-11-28T08:00:10+00:00"},
-               "metal-aa": {"start": "2026-11-28 08:00:10", "end": "2026-11-28 08:00:20"}}
-    (d / "host-localhost.json").write_text(json.dumps({
-        "host": "localhost", "round": 4, "seed": 5, "order": ["metal", "metal-aa"], "hygiene": {}, "timings": timings,
-        "added": {"reason": "wide", "goal-pct": 3.0, "jobs": ["clock"]}}))
-    for t in ("metal", "metal-aa"):
-        shutil.copy(staging / "rounds" / "1" / f"{t}.txt", d / f"{t}.txt")
+    add_round_mixing_utc_offsets(staging)
     refused(cli("lab", "added-round", "--host", "localhost", staging), "rounds/4/host-localhost.json",
             "timings/metal/", "no UTC offset")
 

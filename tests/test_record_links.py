@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hostile_record_cases import staging_run
 
 RUNS = Path(__file__).resolve().parent.parent / "results" / "runs"
 LAB_RUN = "2026-11-28T08-43-58Z-lab-quick"
@@ -109,16 +110,7 @@ def test_a_run_directory_that_is_itself_a_link_is_read(cli, tmp_path):
 @pytest.fixture
 def staging(tmp_path):
     """A staging run of one host, three rounds of metal and its A/A pass (as test_hostile_records')."""
-    src = RUNS / LAB_RUN
-    run = tmp_path / "stage" / "run"
-    for k in (1, 2, 3):
-        d = run / "rounds" / str(k)
-        d.mkdir(parents=True)
-        (d / "host-localhost.json").write_text(json.dumps({"host": "localhost", "round": k, "seed": 5,
-                                                           "order": ["metal", "metal-aa"], "hygiene": {}, "timings": {}}))
-        for t in ("metal", "metal-aa"):
-            shutil.copy(src / f"{t}.txt", d / f"{t}.txt")
-    return run
+    return staging_run(tmp_path / "stage" / "run")
 
 
 STAGING_COMMANDS = [("merge-rounds",), ("disturbed", "--host", "localhost"), ("added-round", "--host", "localhost"),
