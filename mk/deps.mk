@@ -4,10 +4,14 @@
 # its product) so a second `make` does not repeat it. apt needs root; a
 # machine without it takes `make laptop` (mk/laptop.mk) instead.
 
+# The last line: what the host_prep role would otherwise install on this host
+# through Ansible (the modules its guests and containers roles run there, and
+# apt's own bindings), so that a fresh `make lab-up` finds them in place.
 APT_PACKAGES ?= build-essential pkg-config python3-venv python3-dev \
   qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-dev \
   docker.io debootstrap e2fsprogs openssh-client linux-perf valgrind \
-  binutils procps iproute2 libxml2-utils curl ca-certificates unzip
+  binutils procps iproute2 libxml2-utils curl ca-certificates unzip \
+  python3-apt python3-libvirt python3-lxml python3-docker
 STAMPS := $(BUILD)/stamps
 # The x/perf version bench-src/go/go.mod pins, so the tests compare with the benchstat the suite builds against.
 BENCHSTAT_VERSION ?= $(shell awk '$$1 == "golang.org/x/perf" {print $$2}' bench-src/go/go.mod)

@@ -9,6 +9,10 @@ LAB_ARGS         ?=
 # run fills in the targets it is missing; a complete run's id is refused.
 LAB_RUN_ID       ?=
 LAB_TEST_ARGS    ?=
+# The minutes lab-up's site.yml may take, from provisioning to the report: the
+# rounds are planned to fit them and stop at their deadline (docs/lab.md, "A
+# time budget"). 0 = no budget: the profile's rounds in full.
+LAB_MINUTES      ?= 11
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
 RESULTS_DIR      ?= $(ROOT)/results
 
@@ -31,7 +35,7 @@ LAB_SITE   = $(LAB_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml
 # built beside the rest of deps and bench (pip, Go: network and CPU), which
 # saves about a minute cold; its output follows theirs, in one piece.
 LAB_IMAGE_LOG ?= $(BUILD)/lab-image.log
-lab-up: ## Install what is missing, build, provision the local lab, run PROFILE (quick) everywhere, report
+lab-up: ## Install what is missing, build, provision the local lab, run PROFILE (quick) everywhere in LAB_MINUTES (11), report
 	@set -euo pipefail; start=$$(date +%s); times=""; \
 	phase() { local name=$$1; shift; local t=$$(date +%s); echo "==> lab-up: $$name"; "$$@"; \
 	  times+="$$(printf '  %-34s %6ss' "$$name" "$$(( $$(date +%s) - t ))")"$$'\n'; }; \
@@ -46,8 +50,12 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 	image_wait() { local rc=0; wait $$image_pid || rc=$$?; trap - EXIT; sed 's/^/image| /' $(LAB_IMAGE_LOG); \
 	  echo "image: $$(( $$(date +%s) - image_start ))s in all, beside the steps above"; return $$rc; }; \
 	phase "image ($$image), the wait for it" image_wait; \
-	phase "site.yml: provision, run $(PROFILE), report" $(LAB_SITE) \
-	  -e bench_profile=$(PROFILE) -e bench_run_id=$$run_id $(LAB_ARGS); \
+	site_log=$(BUILD)/lab-up-$$run_id.log; \
+	site() { echo "    the whole Ansible output: $$site_log"; \
+	  $(LAB_SITE) -e bench_profile=$(PROFILE) -e bench_run_id=$$run_id \
+	    -e bench_minutes=$(LAB_MINUTES) -e bench_started=$$(date +%s) $(LAB_ARGS) 2>&1 \
+	  | tee $$site_log | awk -f $(ROOT)/mk/lab-progress.awk; }; \
+	phase "site.yml: provision, run $(PROFILE) in $(LAB_MINUTES) min, report" site; \
 	echo; echo "lab-up: per-step times ($$image image cache)"; printf '%s' "$$times"; \
 	printf '  %-34s %6ss\n' "total" "$$(( $$(date +%s) - start ))"; \
 	echo "lab-up: can these differences be trusted? (vmparity noise $$run_id)"; \
@@ -55,7 +63,7 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 	echo "lab-up: report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 bench-lab: ## Like lab-up with the full profile (long: TCG guests run many times slower)
-	@$(MAKE) --no-print-directory lab-up PROFILE=full
+	@$(MAKE) --no-print-directory lab-up PROFILE=full LAB_MINUTES=0
 
 NOISE_RUN ?=
 lab-noise: ## Measure the lab's noise: run lab-up and print its A/A and per-target figures (NOISE_RUN=<id>: only print a stored run's)

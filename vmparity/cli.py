@@ -206,6 +206,16 @@ def _parser():
     m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N rounds in all (default 6)")
     m.add_argument("--seconds", type=at_least(0), default=120, metavar="S",
                    help="add no round once the added rounds took S seconds (default 120)")
+    m = lab.add_parser("budget", help="plan a lab run to fit LAB_MINUTES: rounds per target kind and the deadline "
+                       "(prints the bench role's facts as JSON; vmparity/lab/budget.yaml)")
+    m.add_argument("--minutes", type=float, required=True, help="the minutes the run may take from --started to its report")
+    m.add_argument("--started", type=float, required=True, metavar="EPOCH", help="when site.yml started (seconds since 1970)")
+    m.add_argument("--now", type=float, metavar="EPOCH", help="plan as of this time (default: now)")
+    m.add_argument("--profile", required=True, help="benchrun's profile (smoke, quick, full)")
+    m.add_argument("--most", type=at_least(1), required=True, metavar="N", help="the profile's planned rounds")
+    m.add_argument("--hosts", required=True, metavar="JSON",
+                   help='each metal host\'s targets: {"host": [{"target": "metal", "kind": ""}, ...]}')
+    m.add_argument("--config", metavar="YAML", help="another budget.yaml (default: the package's)")
     m = lab.add_parser("confirm-round", help="plan the next round added to measure again one host's rows beyond noise "
                        "(prints it as JSON, `round` null when none is to be added)")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")

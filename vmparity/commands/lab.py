@@ -4,10 +4,12 @@ and the disturbed repetitions' re-measure plan (bench role), the BASE checkout o
 containers roles), the domain XML and the repro plan (`make repro`)."""
 
 import json
+import time
 from pathlib import Path
 
 from ..errors import InputError
-from ..lab import ab, added_rounds, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
+from ..results import inputs
+from ..lab import ab, added_rounds, budget, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
 from ..render.escape import terminal
 
 
@@ -27,6 +29,8 @@ def run(a, out, err):
     if a.lab_command == "confirm-round":
         out.write(json.dumps(added_rounds.plan_confirm(a.staging, a.host, a.most, a.seconds)) + "\n")
         return 0
+    if a.lab_command == "budget":
+        return budget_cmd(a, out)
     if a.lab_command == "variants" and a.variants_kind == "guests":
         return _guests(out, a.file or checkout.GUEST_VARIANTS, a.accel, a.json, a.host_cpu, a.host, a.only)
     if a.lab_command == "variants" and a.variants_kind == "containers":
@@ -42,6 +46,25 @@ def run(a, out, err):
     if a.lab_command == "verify":
         return verify_cmd(a, out, err)
     raise AssertionError(a.lab_command)
+
+
+def budget_cmd(a, out):
+    """The plan of a run in its budget, from the hosts' targets and this host's stored runs."""
+    try:
+        hosts = json.loads(a.hosts)
+    except ValueError as e:
+        raise InputError("--hosts", f"not JSON: {e}") from None
+    if not isinstance(hosts, dict) or not all(
+            isinstance(ts, list) and all(isinstance(t, dict) and isinstance(t.get("target"), str) for t in ts)
+            for ts in hosts.values()):
+        raise InputError("--hosts", 'expected {"host": [{"target": NAME, "kind": KIND}, ...]}')
+    config = budget.load_config(a.config)
+    kinds = {t["target"]: budget.kind_of(t) for ts in hosts.values() for t in ts}
+    stored, run = budget.stored_seconds(inputs.runs_dir(a.results_dir), a.profile, kinds)
+    now = a.now if a.now is not None else time.time()
+    json.dump(budget.plan(a.minutes, a.started, now, hosts, a.profile, a.most, config, stored, run), out)
+    out.write("\n")
+    return 0
 
 
 def verify_cmd(a, out, err):

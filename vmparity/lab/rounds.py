@@ -18,6 +18,9 @@ Staging layout (written by the bench role, read here):
   rounds/isolation-<host>.json     {"host", "isolation": {"cpus", "bench-cpu", "others", "summary",
                                     "guest-summary", "confined": {group: [pids]}, "released", "errors"}}
                                     (rounds.json `isolation`, per host)
+  rounds/budget.json               a run in a time budget: its plan (lab/budget.py; rounds.json `budget.plan`)
+  rounds/budget-<host>.json        {"host", "measured-seconds", "planned-rounds-measured", "skipped-rounds",
+                                    "pace", ...}: what the host's rounds did with it (`budget.hosts`)
 A run with failed targets, failed hosts or missing rounds is stored all the
 same, marked partial in rounds.json (`partial`, `failed`, `failed-hosts`,
 `missing-rounds`). A failed host (it did not answer at the start, or stopped
@@ -36,6 +39,7 @@ from ..results.file import max_file_bytes
 from . import disturbed
 
 SCHEMA = round_record.SCHEMA
+BUDGET_FILE = "budget.json"  # rounds/: a run's time budget as planned (lab/budget.py; rounds.json `budget`)
 AB_FILE = "ab.json"  # the bench role's record of an A/B run's BASE: {base-ref, base-commit}
 
 # Header keys benchrun measures per invocation: they may differ between
@@ -318,6 +322,9 @@ def merge(staging_run):
             stops[host] = {k: rec.get(k) for k in ("goal-pct", "why")}
     if stops:
         record["added-stop"] = stops
+    budget = _budget(rounds_dir)
+    if budget:
+        record["budget"] = budget
     ab = staging_run / AB_FILE
     if ab.exists():  # an A/B run (make lab-ab): which BASE its <target>~base sides ran
         record["ab"] = _json(ab, round_schema.AB)
@@ -338,6 +345,19 @@ def _added(rec, files):
         if f is not None:
             names |= {line.split(maxsplit=1)[0] for line in _read(f).split("\n") if line.startswith("Benchmark")}
     return dict(rec["added"], benchmarks=sorted(names))
+
+
+def _budget(rounds_dir):
+    """rounds.json `budget` of a run in a time budget (lab/budget.py): the plan and, per host, what its
+    rounds did with it; {} for a run without one."""
+    plan = rounds_dir / BUDGET_FILE
+    if not plan.exists():
+        return {}
+    hosts = {}
+    for f in sorted(rounds_dir.glob("budget-*.json")):
+        rec = _json(f, round_schema.BUDGET_HOST)
+        hosts[rec.get("host") or f.stem.removeprefix("budget-")] = {k: v for k, v in rec.items() if k != "host"}
+    return {"plan": _json(plan, round_schema.BUDGET_PLAN), "hosts": hosts}
 
 
 def _json(path, schema):

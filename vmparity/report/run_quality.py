@@ -9,7 +9,7 @@ import math
 from ..decide import bandwidth, clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
-from ..lab import added_rounds, disturbed
+from ..lab import added_rounds, budget as lab_budget, disturbed
 from ..stats.sensitivity import POWER
 from ..render import fmt
 from ..render.escape import md_code, md_text
@@ -91,6 +91,38 @@ def headline(ctx):
         out.append(f"⚠ The host was {ctx.host_noise.times_usual:.1f}x noisier than its usual: a difference smaller "
                    "than the run's minimum detectable effect may be there unseen.")
     return " ".join(out) + " How the run was judged, and how far to trust it: *Method and noise*, below."
+
+
+def budget(ctx):
+    """The run's time budget in a paragraph (make lab-up LAB_MINUTES=N): what it planned, how long
+    the rounds took, the sensitivity it reached and what twice the time would have bought; "" for a
+    run without one."""
+    t = ctx.table
+    kinds = {col: t.configs.get(("", col), {}).get("target-kind") for col in t.columns}
+    got = lab_budget.reached(round_record.load(ctx.run_dir), figures.sensitivity(t, ctx.mde_goals), kinds)
+    if got is None:
+        return ""
+    plan = got["plan"]
+    by_kind = "".join(f", {md_text(k)} {n}" for k, n in (plan.get("rounds-by-kind") or {}).items())
+    took = (f" The rounds took {lab_budget.duration(got['measured-seconds'])}"
+            if got["measured-seconds"] is not None else "")
+    skipped = sorted({k for h in got["hosts"].values() for k in h.get("skipped-rounds") or []})
+    out = [f"**Budget:** {plan.get('minutes'):g} min from provisioning to this report (`LAB_MINUTES`), "
+           f"{lab_budget.duration(plan.get('seconds-left-to-measure', 0))} of it left to measure once the lab was up: "
+           f"{plan.get('planned-rounds')} planned rounds{by_kind} (times estimated from "
+           f"{md_code(plan.get('estimates-from', '?'))}).{took}"
+           + (f", and rounds {', '.join(map(str, skipped))} were skipped to keep to the deadline" if skipped else "")
+           + ("." if took else "")]
+    if plan.get("short"):
+        out.append(f"⚠ {md_text(plan['short'])}.")
+    if got["span"]:
+        lo, hi = got["span"]
+        mlo, mhi = got["more"]
+        out.append(f"It reached a median minimum detectable effect of {lo:.1f}–{hi:.1f} % across the benchmark "
+                   f"families of metal and the containers (*Sensitivity*, under *Method and noise*); "
+                   f"{lab_budget.MORE_TIME:g}x the minutes of measuring would bring that to about "
+                   f"{mlo:.1f}–{mhi:.1f} % (it falls as one over the square root of the rounds).")
+    return " ".join(out)
 
 
 def emulated_host(t):

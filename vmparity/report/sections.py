@@ -46,8 +46,9 @@ def summary(ctx):
     if len(ctx.table.columns) == 1:
         base = md_code(ctx.table.columns[0])
         return f"{title}\n\nOne target ({base}): nothing to compare it with; results and plots below.\n"
-    return "\n".join([title, "", run_quality.headline(ctx), "", *_warnings(ctx), _target_table(ctx),
-                      _main_differences(ctx)])
+    spent = run_quality.budget(ctx)
+    return "\n".join([title, "", run_quality.headline(ctx), "", *([spent, ""] if spent else []), *_warnings(ctx),
+                      _target_table(ctx), _main_differences(ctx)])
 
 
 def _rack_summary(ctx, title):

@@ -73,6 +73,13 @@ ROUNDS = {
         "remeasured": {"type": "array", "items": _REMEASURE},
         "isolation": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
         "added-stop": {"type": "object", "additionalProperties": {"type": "object"}},
+        # a run in a time budget (lab/budget.py): its plan, and what each host's rounds did with it
+        "budget": {"type": "object", "properties": {
+            "plan": {"type": "object", "properties": {"minutes": _NUMBER, "planned-rounds": _COUNT}},
+            "hosts": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                "measured-seconds": _NUMBER, "planned-rounds-measured": _COUNT,
+                "skipped-rounds": {"type": "array", "items": _COUNT}}}},
+        }},
         "ab": {"type": "object", "properties": {
             "base-ref": {"type": "string"}, "base-commit": {"type": "string"},
             # a target the A/B run left out: its kind, the rounds that kind takes and the rounds a side needs
@@ -95,4 +102,8 @@ ADDED_STOP = {  # rounds/added-stop-<host>.json
     "type": "object",
     "properties": {"host": PLAIN_NAME_SCHEMA, "goal-pct": _OPTIONAL_NUMBER, "why": {"type": ["string", "null"]}},
 }
+BUDGET_PLAN = ROUNDS["properties"]["budget"]["properties"]["plan"]  # rounds/budget.json
+BUDGET_HOST = dict(ROUNDS["properties"]["budget"]["properties"]["hosts"]["additionalProperties"],  # budget-<host>.json
+                   properties=dict(ROUNDS["properties"]["budget"]["properties"]["hosts"]["additionalProperties"]["properties"],
+                                   host=PLAIN_NAME_SCHEMA))
 AB = ROUNDS["properties"]["ab"]  # ab.json of an A/B staging run, kept in rounds.json as `ab`

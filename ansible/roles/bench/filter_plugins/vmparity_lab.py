@@ -1,7 +1,7 @@
 """Filters that hand the lab's contracts to Ansible from their one owner, the
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
-from vmparity.lab import ab, rounds
+from vmparity.lab import ab, budget, rounds
 from vmparity.results.targets import aa_control_of, base_side, head_of, is_intervention
 
 
@@ -39,4 +39,5 @@ class FilterModule:
             "vmparity_ab_sides": vmparity_ab_sides,
             "vmparity_relabel": rounds.relabel,
             "vmparity_host_failed": rounds.host_failed,
+            "vmparity_duration": budget.duration,
         }
