@@ -193,6 +193,40 @@ def test_rounds_interleave_targets_one_at_a_time_with_an_aa_control(lab):
     assert "**Sensitivity:** the smallest change this run would call beyond noise" in md
 
 
+def test_a_time_budget_keeps_the_run_to_its_deadline(lab, tmp_path):
+    """bench_minutes (make lab-up LAB_MINUTES): the rounds are planned to fit the time left, a planned
+    round that would end after the deadline is skipped, and the run, its record and its report say so.
+    The budget's file gives estimates far below what a round takes here, as a host slower than its
+    estimates would: more rounds are planned than fit, and the pace of the first ones stops the rest."""
+    config = yaml.safe_load((REPO / "vmparity" / "lab" / "budget.yaml").read_text())
+    config["floor-rounds"] = {k: 2 for k in config["floor-rounds"]}
+    config["repetition-seconds"]["quick"] = {k: 0.1 for k in config["repetition-seconds"]["quick"]}
+    config["after-seconds"], config["planned-share"] = 5, 1.0
+    (tmp_path / "budget.yaml").write_text(yaml.safe_dump(config))
+    run_id, started = "e2e-budget", int(time.time())
+    run = lab.playbook("bench.yml", bench_profile="quick", bench_only="^clock$", bench_count="30",
+                       bench_targets_only=["metal", "container-nolimit"], bench_run_id=run_id,
+                       bench_minutes=1.5, bench_started=started, bench_budget_config=str(tmp_path / "budget.yaml"))
+    assert run.rc == 0, run.output[-5000:]
+    assert "lab-progress: budget 1.5 min" in run.output and "lab-progress: localhost round 1 of " in run.output
+    rec = json.loads((lab.results_dir / "runs" / run_id / "rounds.json").read_text())
+    plan, (host,) = rec["budget"]["plan"], rec["budget"]["hosts"].values()
+    assert plan["minutes"] == 1.5 and plan["estimates-from"] == str(tmp_path / "budget.yaml")
+    measured = [r["round"] for r in rec["hosts"]["localhost"] if not r.get("added")]
+    assert len(measured) == host["planned-rounds-measured"] >= 2
+    assert host["skipped-rounds"] and len(measured) + len(host["skipped-rounds"]) == plan["planned-rounds"], rec["budget"]
+    assert "skipped: it would end after the deadline" in run.output
+    # the rounds kept to the deadline: the last planned one began before it
+    deadline = started + 90 - 5
+    last = max(t["start"] for r in rec["hosts"]["localhost"] if not r.get("added") for t in r["timings"].values())
+    assert time.mktime(time.strptime(last[:19], "%Y-%m-%d %H:%M:%S")) <= deadline
+    report = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "report", run_id,
+                             "--out", str(tmp_path / "rep")], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "**Budget:** 1.5 min from provisioning to this report" in md and "were skipped to keep to the deadline" in md
+
+
 def test_each_guest_fingerprint_shows_its_variant(lab):
     run_dir = lab.results_dir / "runs" / RUN_ID
     kind = "kvm-guest" if _kvm_usable() else "tcg-guest"

@@ -58,11 +58,12 @@ def budget_cmd(a, out):
             isinstance(ts, list) and all(isinstance(t, dict) and isinstance(t.get("target"), str) for t in ts)
             for ts in hosts.values()):
         raise InputError("--hosts", 'expected {"host": [{"target": NAME, "kind": KIND}, ...]}')
-    config = budget.load_config(a.config)
+    config = budget.load_config(a.config or None)  # --config= (empty): the package's
     kinds = {t["target"]: budget.kind_of(t) for ts in hosts.values() for t in ts}
     stored, run = budget.stored_seconds(inputs.runs_dir(a.results_dir), a.profile, kinds)
     now = a.now if a.now is not None else time.time()
-    json.dump(budget.plan(a.minutes, a.started, now, hosts, a.profile, a.most, config, stored, run), out)
+    json.dump(budget.plan(a.minutes, a.started, now, hosts, a.profile, a.most, config, stored, run,
+                          config_name=a.config or None), out)
     out.write("\n")
     return 0
 

@@ -104,7 +104,7 @@ def _seconds_between(start, end):
         return None
 
 
-def plan(minutes, started, now, hosts, profile, most, config, stored=None, stored_run=None):
+def plan(minutes, started, now, hosts, profile, most, config, stored=None, stored_run=None, config_name=None):
     """How to spend `minutes` from `started` (epoch seconds; site.yml's start) when planning at `now`:
     hosts {host: [{target, kind}]} measure side by side, `most` is the profile's rounds.
     Returns the bench role's facts and the record rounds.json keeps."""
@@ -144,7 +144,7 @@ def plan(minutes, started, now, hosts, profile, most, config, stored=None, store
         "planned-rounds": rounds,
         "rounds-by-kind": by_kind,
         "repetition-seconds": {k: per_kind[k] for k in sorted(set(kinds.values())) if k in per_kind},
-        "estimates-from": stored_run or f"vmparity/lab/{CONFIG}",
+        "estimates-from": stored_run or config_name or f"vmparity/lab/{CONFIG}",
         "planned-seconds": round(need, 1),
     }
     if need > available:
