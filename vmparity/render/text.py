@@ -17,7 +17,7 @@ import os
 import shutil
 import textwrap
 
-from ..decide.figures import row_mde
+from ..decide.judgement import row_mde  # not figures: it imports every in-run judge
 from . import fmt
 from .escape import terminal
 
