@@ -9,7 +9,9 @@ KVM_BED_DIR     ?= $(BUILD)/kvm-bed
 # configures (topology, features, clock); timing needs real hardware. Four: the
 # fewest at which the U test can call a row different at all (4 a side at
 # alpha 0.05), so that kvm-verify finds explanations to test in the run.
+#> kvm-lab: benchrun's profile on the nested KVM host
 KVM_PROFILE     ?= smoke
+#> kvm-lab: rounds on the nested KVM host
 KVM_ROUNDS      ?= 4
 KVM_RUN_ID      ?=
 KVM_TEST_ARGS   ?=

@@ -6,6 +6,7 @@
 # left out; rounds.json and the report name it. The precise way to judge a code change; comparing
 # against stored runs is `vmparity pr-comment BASE HEAD` (docs/noise.md).
 
+#> lab-ab: the git ref compared with the working tree (required)
 BASE   ?=
 # BASE's detached worktree (AB_DIR/src) and its own build (AB_DIR/src/build/bench).
 AB_DIR ?= $(BUILD)/ab

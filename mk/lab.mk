@@ -2,11 +2,14 @@
 # suite everywhere in interleaved rounds (with the A/A control metal-aa) and
 # collects the results. docs/lab.md, ansible/.
 
+#> the inventory lab-up provisions (the local machine); a rack: ansible/inventories/<rack>
 LAB_INVENTORY    ?= $(ROOT)/ansible/inventories/local
 ANSIBLE_PLAYBOOK ?= $(VENV)/bin/ansible-playbook
+#> extra ansible-playbook arguments of every lab playbook (e.g. -e bench_count=20)
 LAB_ARGS         ?=
 # The run id of lab-up ("" = UTC time + profile). The id of a stored partial
 # run fills in the targets it is missing; a complete run's id is refused.
+#> the run id of lab-up (empty: UTC time + profile); a partial run's id fills it in
 LAB_RUN_ID       ?=
 LAB_TEST_ARGS    ?=
 # The minutes lab-up's site.yml may take, from provisioning to the report: the
@@ -14,6 +17,7 @@ LAB_TEST_ARGS    ?=
 # time budget"). 0 = no budget: the profile's rounds in full.
 LAB_MINUTES      ?= 11
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
+#> where runs are stored (runs/<run-id>/) and read from
 RESULTS_DIR      ?= $(ROOT)/results
 
 # Every ansible-playbook of the lab reads ansible/ansible.cfg.
@@ -65,6 +69,7 @@ lab-up: ## Install what is missing, build, provision the local lab, run PROFILE 
 bench-lab: ## Like lab-up with the full profile (long: TCG guests run many times slower)
 	@$(MAKE) --no-print-directory lab-up PROFILE=full LAB_MINUTES=0
 
+#> lab-noise: print this stored run's noise instead of running lab-up
 NOISE_RUN ?=
 lab-noise: ## Measure the lab's noise: run lab-up and print its A/A and per-target figures (NOISE_RUN=<id>: only print a stored run's)
 	@set -euo pipefail; \
@@ -72,6 +77,7 @@ lab-noise: ## Measure the lab's noise: run lab-up and print its A/A and per-targ
 	run="$(NOISE_RUN)"; [ -n "$$run" ] || run=$$(ls -1 $(RESULTS_DIR)/runs | grep -- '-lab-' | sort | tail -1); \
 	echo "lab-noise: $$run"; $(VMPARITY) --results-dir $(RESULTS_DIR) noise $$run
 
+#> lab-power: the run planted into (empty: the newest lab run)
 POWER_RUN  ?=
 POWER_ARGS ?=
 lab-power: $(STAMPS)/venv ## Plant known shifts into a copy of the newest lab run (POWER_RUN=<id>): recall per effect size and false alarms

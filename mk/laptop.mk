@@ -6,6 +6,7 @@
 
 LAPTOP_EXTRAS ?= laptop
 # The Python the venv is made from (>= 3.11, with its venv module).
+#> laptop: the Python (>= 3.11, with venv) the .venv is made from
 PYTHON3       ?= python3
 
 .PHONY: laptop laptop-venv

@@ -13,7 +13,7 @@ HOSTILE_ARGS        ?=
 # bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
 BENCH_CROSSRUN_ARGS ?=
 
-.PHONY: test-py lint-imports bench-compare bench-memory bench-crossrun bench-hostile-records bench-record-memory
+.PHONY: test-py lint-imports bench-compare bench-startup bench-memory bench-crossrun bench-hostile-records bench-record-memory
 
 CHECK_TARGETS += test-py lint-imports
 
@@ -25,6 +25,9 @@ lint-imports: $(STAMPS)/venv ## Check the import direction of vmparity's stages 
 
 bench-compare: $(STAMPS)/venv $(BENCHSTAT) ## Time `vmparity compare` against benchstat on two files of 100,000 result lines
 	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_compare.py --lines $(BENCH_COMPARE_LINES) --dir $(BENCH_COMPARE_DIR)
+
+bench-startup: $(STAMPS)/venv $(BENCHSTAT) ## Time `vmparity compare` against benchstat on two small files (whole process, median; issue 57 asks <= 2x)
+	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_startup.py
 
 bench-memory: $(STAMPS)/venv $(BENCHSTAT) ## Peak RSS of `vmparity compare` on 50 MB result files (against a small one, and against another); fails over 2x the largest
 	BENCHSTAT=$(BENCHSTAT) $(PY) tests/perf_memory.py --megabytes $(BENCH_MEMORY_MB) --limit $(BENCH_MEMORY_LIMIT) --dir $(BENCH_MEMORY_DIR)

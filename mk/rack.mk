@@ -7,6 +7,7 @@ RACK_BED_DIR ?= $(BUILD)/rack-bed
 # The hosts rack-demo brings up: the two container hosts, and kvm01, the nested
 # KVM host (a TCG VM whose guests are KVM guests, docs/kvm.md), when named:
 #   make rack-demo RACK_HOSTS=rack01,rack02,kvm01
+#> rack-demo: the simulated rack's hosts (add kvm01 for the nested KVM host)
 RACK_HOSTS   ?= rack01,rack02
 
 .PHONY: rack-test rack-demo rack-down

@@ -7,6 +7,7 @@
 #   make repro                                   every target the scenarios name
 #   make repro REPRO_TARGETS="metal container-quota" PROFILE=quick
 
+#> repro: the targets to run on (empty: every target the scenarios name)
 REPRO_TARGETS ?=
 REPRO_RUN_ID  ?=
 REPRO_PLAN_DIR ?= $(BUILD)/repro-plan

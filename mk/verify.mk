@@ -9,7 +9,9 @@
 #   make lab-verify LAB_VERIFY_RUN=<id> LAB_VERIFY_TARGETS="guest-hpet-clock container-*"
 #   make lab-verify LAB_VERIFY_REDERIVE=1                   the plan derived again with today's rules
 
+#> lab-verify: the run whose explanations are tested (empty: the newest lab run)
 LAB_VERIFY_RUN     ?=
+#> lab-verify: globs over the targets to measure (empty: every one)
 LAB_VERIFY_TARGETS ?=
 # Rounds of the verify run; TCG guests take the first 5 of them (the U test between a target and its fix needs 4 a side, and one spare).
 LAB_VERIFY_ROUNDS  ?= 5

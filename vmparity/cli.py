@@ -43,6 +43,23 @@ class _Parser(argparse.ArgumentParser):
         super()._print_message(message, _Parser.out if file in (None, sys.stdout) else file)
 
 
+class _Unbuilt(_Parser):
+    """A command this process does not run: listed with its help under `vmparity --help`, its options never
+    built. Building every command's options was 8 ms of each start-up (`make bench-startup`)."""
+
+    def add_argument(self, *args, **kwargs):
+        return None
+
+    def add_subparsers(self, **kwargs):
+        return self
+
+    def add_parser(self, *args, **kwargs):  # as its own subparsers: a lab subcommand is unbuilt too
+        return self
+
+    def set_defaults(self, **kwargs):
+        return None
+
+
 ALPHA_HELP = "significance level of the Mann-Whitney U test, as benchstat's -alpha (default 0.05)"
 FORMATS_HELP = {"text": "text (a terminal table)", "markdown": "markdown (GitHub-flavoured)", "csv": "csv (one line per cell)",
                 "json": "json (every number)"}
@@ -72,12 +89,15 @@ def _output_option(s):
                         "command answers (exit 0, or 1 for a tripped gate), never left half-written")
 
 
-def _parser():
+def _parser(command=None):
+    """The argument parser; with `command`, only that command's options are built (the others: _Unbuilt)."""
     p = _Parser(prog="vmparity", description="Compare benchmark results across metal, guests and containers, and explain the differences.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--results-dir", default=None, type=results_dir, metavar="DIR",
                    help="where runs are stored (default: ./results or $VMPARITY_RESULTS_DIR); also accepted after the command")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    if command is not None:
+        sub = _OnlyBuilding(sub, command)
 
     s = sub.add_parser("ingest", help="validate result files and store them as results/runs/<run-id>/")
     s.add_argument("files", nargs="+", metavar="FILE", help="result files, one per target (benchrun's <target>.txt)")
@@ -298,6 +318,37 @@ def _parser():
     return p
 
 
+class _OnlyBuilding:
+    """The subparsers of `vmparity`, building the options of one command only."""
+
+    def __init__(self, sub, command):
+        self._sub, self._command = sub, command
+
+    def add_parser(self, name, **kwargs):
+        parser = self._sub.add_parser(name, **kwargs)
+        if name != self._command:
+            parser.__class__ = _Unbuilt
+        return parser
+
+
+def _command_of(argv, parser):
+    """The command word of argv (the first operand that names one, past the global --results-dir's value),
+    or None; a guess that main checks against what argparse parsed."""
+    names = {n for a in parser._actions if isinstance(a, argparse._SubParsersAction) for n in a.choices}
+    skip = False
+    for arg in argv:
+        if skip or arg.startswith("--results-dir="):
+            skip = False
+            continue
+        if arg in ("--results-dir", "-results-dir"):
+            skip = True
+        elif arg in names:
+            return arg
+        elif not arg.startswith("-"):
+            return None
+    return None
+
+
 def _pr_comment_operands(parser):
     """Two runs, or one A/B run: never both, never half of the two."""
     def check(a):
@@ -406,9 +457,13 @@ def main(argv=None, stdout=None, stderr=None):
     err = stderr or sys.stderr
     _Parser.out = out
     try:
-        parser = _parser()
-        argv = _double_dashed(sys.argv[1:] if argv is None else list(argv), parser)
-        a = parser.parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        command = _command_of(argv, _parser(command=""))
+        parser = _parser(command)
+        a = parser.parse_args(_double_dashed(argv, parser))
+        if command is not None and a.command != command:  # the guess was wrong: parse again with every option
+            parser = _parser()
+            a = parser.parse_args(_double_dashed(argv, parser))
         if getattr(a, "operands_check", None):
             a.operands_check(a)
     except _UsageError as e:

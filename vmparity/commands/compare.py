@@ -1,10 +1,9 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
-from ..decide import crossrun
 from ..results import inputs
 from .. import table
 from ..errors import InputError
-from ..render import FORMATS, crossrun_md, policy, text
+from ..render import FORMATS, policy, text
 from ..render.escape import md_text, terminal
 from ..render.gate import gate
 
@@ -39,6 +38,9 @@ def crossrun_headline(t):
     cr = t.crossrun
     if cr is None:
         return None
+    from ..decide import crossrun  # only two runs have a cross-run judgement: two files start without it
+    from ..render import crossrun_md
+
     drift = cr.host_drift()
     moved = f" (host drift {drift[0]:+.1f} %)" if drift else ""
     return (f"Two runs, each target against itself with the host's drift taken out: "

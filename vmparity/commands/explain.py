@@ -6,21 +6,25 @@ would let vmparity check (a lab file has them all; `go test` output has
 goos, goarch, pkg and cpu).
 """
 
-from ..render import explanation, policy
+import contextlib
+
+from ..render import explanation, policy, text
 from ..render.escape import md_text, terminal
 from ..report.pair import analyse
 
 
 def run(base, head, out, err, alpha=0.05, fmt="text", results_dir=None, rules=None):
     _, result = analyse(base, head, alpha, results_dir, rules)
-    # which judgement decided the rows, first: two files of a lab run get the run's (docs/noise.md)
-    if fmt == "text":
-        out.write(terminal(policy.line(result.policy, alpha)) + "\n")
-    elif fmt == "markdown":
-        out.write(md_text(policy.line(result.policy, alpha)) + "\n\n")
-    explanation.FORMATS[fmt](result, out)
-    if result.missing and fmt != "json":
-        out.write(missing_text(result.missing))
+    # text: each sentence wrapped at the terminal's width ($COLUMNS), as compare's tables fit it
+    with text.wrapping(out) if fmt == "text" else contextlib.nullcontext(out) as out:
+        # which judgement decided the rows, first: two files of a lab run get the run's (docs/noise.md)
+        if fmt == "text":
+            out.write(terminal(policy.line(result.policy, alpha)) + "\n")
+        elif fmt == "markdown":
+            out.write(md_text(policy.line(result.policy, alpha)) + "\n\n")
+        explanation.FORMATS[fmt](result, out)
+        if result.missing and fmt != "json":
+            out.write(missing_text(result.missing))
     return 0
 
 

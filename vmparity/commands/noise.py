@@ -12,6 +12,7 @@ import json
 from ..decide import figures
 from ..errors import InputError
 from ..render.escape import md_text, terminal
+from ..render.text import wrapping
 from ..report import context
 
 FORMATS = ("text", "markdown", "json")
@@ -34,6 +35,8 @@ def run(run_arg, out, err, alpha=0.05, results_dir=None, fmt="text"):
             nested = line.startswith("  ")
             out.write(("  - " if nested else "- ") + md_text(line.strip()) + "\n")
     else:
-        for line in lines:
-            out.write(terminal(line) + "\n")
+        # a line each, wrapped at the terminal's width ($COLUMNS) under a deeper indent than an item's
+        with wrapping(out, hang=4) as out:
+            for line in lines:
+                out.write(terminal(line) + "\n")
     return 0

@@ -5,13 +5,18 @@ import json
 
 from ..power import trials
 from ..render.escape import terminal
+from ..render.text import wrapping
 
 
 def run(run_arg, out, err, results_dir=None, targets=None, effects=None, rows=trials.DEFAULT_ROWS,
         ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text", units=None):
     res = trials.run_trials(run_arg, results_dir, targets, tuple(effects or trials.DEFAULT_EFFECTS), rows, ntrials,
                             seed, alpha, units)
-    (as_json if fmt == "json" else text)(res, out, units)
+    if fmt == "json":
+        as_json(res, out, units)
+    else:
+        with wrapping(out) as out:  # its sentences at the terminal's width ($COLUMNS); the table fits it
+            text(res, out, units)
     return 0
 
 

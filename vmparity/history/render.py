@@ -2,12 +2,11 @@
 
 import json
 import math
-import textwrap
 
 import numpy as np
 
 from ..render.escape import md_code, md_text, terminal
-from ..render.text import output_width
+from ..render.text import output_width, wrap
 from ..results import provenance
 from . import excursions
 from .columns import TOO_FEW, RunColumns, floats, intervals, nums, rows
@@ -90,12 +89,8 @@ def text(history, cps, method, tests, out, top=None, tracks=False):
     prov = history.provenance
     width = output_width(out)
 
-    def say(line, indent=""):
-        if width is None or len(line) <= width:
-            out.write(line + "\n")
-        else:
-            out.write("\n".join(textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_long_words=False,
-                                               break_on_hyphens=False)) + "\n")
+    def say(line):  # wrapped under its own indent (render.text.wrap)
+        out.write("\n".join(wrap(line, width)) + "\n")
 
     say(summary(history, cps, method, away) + ".")
     out.write("\n")
@@ -107,20 +102,20 @@ def text(history, cps, method, tests, out, top=None, tracks=False):
             say(f"Change points, largest first ({len(shown)} of {len(cps)}; --tracks prints every run of every "
                 f"track):")
         for cp in shown:
-            say(f"  {_track_title(cp.track)}", "  ")
-            say(terminal("    change: " + change_sentence(cp, prov)), "    ")
+            say(f"  {_track_title(cp.track)}")
+            say(terminal("    change: " + change_sentence(cp, prov)))
         if more:
-            say(f"  {_left_out(more, 'change point(s)')}", "  ")
+            say(f"  {_left_out(more, 'change point(s)')}")
         trips = [ex for exs in away.values() for ex in exs]
         shown, more = largest(trips, lambda ex: ex.away.pct, top)
         if shown:
             out.write("\n")
             say(f"Excursions, largest first ({len(shown)} of {len(trips)}):")
         for ex in shown:
-            say(f"  {_track_title(ex.track)}", "  ")
-            say(terminal("    excursion: " + excursions.sentence(ex, prov)), "    ")
+            say(f"  {_track_title(ex.track)}")
+            say(terminal("    excursion: " + excursions.sentence(ex, prov)))
         if more:
-            say(f"  {_left_out(more, 'excursion(s)')}", "  ")
+            say(f"  {_left_out(more, 'excursion(s)')}")
         if cps:
             out.write("\n")
     say(f"Change points: {method.describe(tests)}.")

@@ -3,7 +3,7 @@
 import csv
 import math
 
-from ..decide.figures import row_mde
+from ..decide.judgement import row_mde  # not figures: it imports every in-run judge
 
 # within_noise and mde_pct are empty without an A/A control in the compared run (jsonfmt.py)
 HEADER = ["group", "benchmark", "unit", "better", "column", "median", "ci_lo", "ci_hi", "n",

@@ -16,7 +16,6 @@ as terminal commands. One function per output context:
 - `plot_label(s)`: matplotlib text (the plots turn mathtext off, see plots.py).
 """
 
-import html
 import re
 
 # C0 and C1 controls, DEL, the line/paragraph separators and the bidi
@@ -84,6 +83,8 @@ def md_code(s, in_table=False):
 
 
 def html_text(s):
+    import html  # its entity tables are a few ms of every command's start-up: only the HTML report needs them
+
     return html.escape(visible(s), quote=True)
 
 

@@ -2,7 +2,6 @@
 
 import math
 
-from ..decide import bandwidth, clockcheck
 from ..stats.sensitivity import POWER
 
 _PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
@@ -27,15 +26,25 @@ def value(v):
 # The mark of a time row's change taken at an equal core clock (decide/clockcheck.py) and
 # the line that says what it means, under every table that shows one.
 EQUAL_CLOCK_MARK = "†"
-EQUAL_CLOCK_NOTE = (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core clock: the change is its core-clock "
-                    f"twin's, round by round, since that target's clock was the host's ({clockcheck.DOC}).")
-
-
 # The same for a large copy's time row taken at an equal memory bandwidth (decide/bandwidth.py).
 EQUAL_BANDWIDTH_MARK = "‡"
-EQUAL_BANDWIDTH_NOTE = (f"{EQUAL_BANDWIDTH_MARK} a large copy's time row compared at an equal memory bandwidth: the "
-                        f"change is its reference twin's (refcopies/op), round by round, since that target's copy loop "
-                        f"ran as fast as metal's ({bandwidth.DOC}).")
+
+
+def __getattr__(name):
+    """EQUAL_CLOCK_NOTE and EQUAL_BANDWIDTH_NOTE cite their judge's doc, and the judges import the in-run
+    machinery: only a table that shows a mark pays for it, not the start-up of `compare` of two files."""
+    if name == "EQUAL_CLOCK_NOTE":
+        from ..decide import clockcheck
+
+        return (f"{EQUAL_CLOCK_MARK} a time row compared at an equal core clock: the change is its core-clock "
+                f"twin's, round by round, since that target's clock was the host's ({clockcheck.DOC}).")
+    if name == "EQUAL_BANDWIDTH_NOTE":
+        from ..decide import bandwidth
+
+        return (f"{EQUAL_BANDWIDTH_MARK} a large copy's time row compared at an equal memory bandwidth: the "
+                f"change is its reference twin's (refcopies/op), round by round, since that target's copy loop "
+                f"ran as fast as metal's ({bandwidth.DOC}).")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def delta(d, mde=None):

@@ -2,7 +2,6 @@
 
 from ..decide.gate import regressions_over
 from . import fmt
-from .crossrun_md import clock_note
 from .escape import terminal
 
 
@@ -14,6 +13,8 @@ def gate(t, fail_on_regression, err):
     if not bad:
         return 0
     if t.crossrun is not None:
+        from .crossrun_md import clock_note  # two runs only: two files start without the cross-run writer
+
         err.write(f"vmparity: {len(bad)} regression(s) beyond run-to-run noise larger than {fail_on_regression:g}%:\n")
         for j in bad:
             err.write(terminal(f"  {j.group}: {j.name} {j.unit} [{t.crossrun.head} vs {t.crossrun.base}]")

@@ -4,7 +4,7 @@ import json
 import math
 
 from ..decide import judgement
-from ..decide.figures import row_mde
+from ..decide.judgement import row_mde  # not figures: it imports every in-run judge
 
 SCHEMA = "vmparity-compare/1"
 

@@ -1,6 +1,6 @@
 """GitHub-flavoured Markdown tables, one per group and unit."""
 
-from ..decide.figures import row_mde
+from ..decide.judgement import row_mde  # not figures: it imports every in-run judge
 from . import fmt
 from .escape import md_code, md_text
 from .text import _sections, short_labels

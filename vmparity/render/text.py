@@ -12,12 +12,13 @@ The width is $COLUMNS when set, else the terminal's; a pipe or a file
 without COLUMNS gets the tables at their natural width.
 """
 
+import contextlib
 import itertools
 import os
 import shutil
 import textwrap
 
-from ..decide.figures import row_mde
+from ..decide.judgement import row_mde  # not figures: it imports every in-run judge
 from . import fmt
 from .escape import terminal
 
@@ -106,6 +107,51 @@ def say(out, text, width):
         return
     for line in textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False):
         out.write(line + "\n")
+
+
+def wrap(line, width, hang=2):
+    """A line of prose as lines of at most `width` columns, each continuation indented `hang` more than the
+    line's own indent; a word longer than the width (a run-id, a path) stays whole, never cut."""
+    if width is None or len(line) <= width:
+        return [line]
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    return textwrap.wrap(line, width, subsequent_indent=indent + " " * hang, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+class _Wrapping:
+    """A writer that wraps every line written through it at a width (wrapping())."""
+
+    def __init__(self, out, width, hang):
+        self._out, self._width, self._hang, self._pending = out, width, hang, ""
+
+    def write(self, s):
+        lines = (self._pending + s).split("\n")
+        self._pending = lines.pop()
+        for line in lines:
+            self._out.write("\n".join(wrap(line, self._width, self._hang)) + "\n")
+        return len(s)
+
+    def flush(self):
+        if self._pending:
+            self._out.write("\n".join(wrap(self._pending, self._width, self._hang)))
+            self._pending = ""
+        self._out.flush()
+
+
+@contextlib.contextmanager
+def wrapping(out, width=None, hang=2):
+    """`out`, or where it has a width ($COLUMNS, a terminal's), a writer that wraps each line of prose at
+    it: the commands whose text output is sentences (noise, explain, power) fit a terminal as compare's
+    tables do, instead of lines the terminal folds anywhere. hang: the continuation's extra indent (4 where
+    a line indented by 2 is an item of the line above it)."""
+    width = output_width(out, width)
+    if width is None:
+        yield out
+        return
+    w = _Wrapping(out, width, hang)
+    yield w
+    w.flush()
 
 
 def _cells(table, r, base, factor, unit):

@@ -14,7 +14,6 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-from ..decide import crossrun, noise, runspread
 from ..decide import policy as policies
 from .. import stats
 from ._cellpool import CellPool
@@ -22,7 +21,6 @@ from ._layout import Layout
 from ..results import run_selection
 from ..results.targets import is_aa_control, is_lab_metal
 from ._rowstore import RowStore
-from . import paired_rounds
 from ._row import Delta, Row, verdict  # noqa: F401  (table.Row, table.Delta: views and tests build them; ab_compare re-decides)
 
 
@@ -111,12 +109,22 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     table.labels = {inp.label: str(inp.path) for inp in inputs}
     table.configs = configs
     base = columns[0]
+    # The judges of a lab run (its A/A pass, its rounds) and of two runs are imported only where they
+    # apply: two plain files start without them (`make bench-startup`, tests/test_startup.py).
     if col_spec == "target":
+        from ..decide import noise
+
         noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
         if len(inputs) == 1 and inputs[0].is_run:
+            from . import paired_rounds
+
             paired_rounds.apply_in_run(table, inputs[0])
         if table.noise:
             table.policy = policies.IN_RUN
+    if not all(i.is_run for i in inputs):
+        return table  # files named one by one are never two runs compared target by target
+    from ..decide import crossrun, runspread
+
     if crossrun.applies(inputs, layout):
         history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]
