@@ -90,7 +90,7 @@ def test_host_without_docker_is_named(lab_factory):
 def test_guest_that_never_reaches_ssh_names_guest_and_console_log(lab_factory):
     lab = lab_factory("noboot", 22470)
     run = lab.playbook("lab-up.yml", "--skip-tags", "containers",
-                       guests_variants_only=["nosmt"], guests_boot_timeout=45,
+                       guests_variants_only=["nosmt"], guests_boot_timeout=25,
                        # no such root disk: the initramfs gives up, sshd never starts
                        guests_base_cmdline="root=/dev/nonexistent rw console=ttyS0")
     assert run.rc != 0
@@ -202,29 +202,30 @@ def test_a_time_budget_keeps_the_run_to_its_deadline(lab, tmp_path):
     config["floor-rounds"] = {k: 2 for k in config["floor-rounds"]}
     config["repetition-seconds"]["quick"] = {k: 0.1 for k in config["repetition-seconds"]["quick"]}
     config["after-seconds"], config["planned-share"] = 5, 1.0
+    config["between-targets-seconds"] = config["between-rounds-seconds"] = 0
     (tmp_path / "budget.yaml").write_text(yaml.safe_dump(config))
     run_id, started = "e2e-budget", int(time.time())
     run = lab.playbook("bench.yml", bench_profile="quick", bench_only="^clock$", bench_count="30",
                        bench_targets_only=["metal", "container-nolimit"], bench_run_id=run_id,
-                       bench_minutes=1.5, bench_started=started, bench_budget_config=str(tmp_path / "budget.yaml"))
+                       bench_minutes=1.2, bench_started=started, bench_budget_config=str(tmp_path / "budget.yaml"))
     assert run.rc == 0, run.output[-5000:]
-    assert "lab-progress: budget 1.5 min" in run.output and "lab-progress: localhost round 1 of " in run.output
+    assert "lab-progress: budget 1.2 min" in run.output and "lab-progress: localhost round 1 of " in run.output
     rec = json.loads((lab.results_dir / "runs" / run_id / "rounds.json").read_text())
     plan, (host,) = rec["budget"]["plan"], rec["budget"]["hosts"].values()
-    assert plan["minutes"] == 1.5 and plan["estimates-from"] == str(tmp_path / "budget.yaml")
+    assert plan["minutes"] == 1.2 and plan["estimates-from"] == str(tmp_path / "budget.yaml")
     measured = [r["round"] for r in rec["hosts"]["localhost"] if not r.get("added")]
     assert len(measured) == host["planned-rounds-measured"] >= 2
     assert host["skipped-rounds"] and len(measured) + len(host["skipped-rounds"]) == plan["planned-rounds"], rec["budget"]
     assert "skipped: it would end after the deadline" in run.output
     # the rounds kept to the deadline: the last planned one began before it
-    deadline = started + 90 - 5
+    deadline = started + 72 - 5
     last = max(t["start"] for r in rec["hosts"]["localhost"] if not r.get("added") for t in r["timings"].values())
     assert time.mktime(time.strptime(last[:19], "%Y-%m-%d %H:%M:%S")) <= deadline
     report = subprocess.run([str(VENV_BIN / "vmparity"), "--results-dir", str(lab.results_dir), "report", run_id,
                              "--out", str(tmp_path / "rep")], capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "**Budget:** 1.5 min from provisioning to this report" in md and "were skipped to keep to the deadline" in md
+    assert "**Budget:** 1.2 min from provisioning to this report" in md and "were skipped to keep to the deadline" in md
 
 
 def test_each_guest_fingerprint_shows_its_variant(lab):
