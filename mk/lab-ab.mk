@@ -11,6 +11,11 @@ BASE   ?=
 # BASE's detached worktree (AB_DIR/src) and its own build (AB_DIR/src/build/bench).
 AB_DIR ?= $(BUILD)/ab
 
+# A/B decides a code change: its run keeps the profile's rounds (10) unless a
+# budget is given on the command line (make lab-ab BASE=main LAB_MINUTES=15),
+# which then plans both sides' rounds as lab-up's (docs/lab.md, "A time budget").
+LAB_AB_MINUTES = $(if $(filter command line environment,$(origin LAB_MINUTES)),$(LAB_MINUTES),0)
+
 .PHONY: lab-ab
 
 # BASE is built by its own Makefile, without this make's command-line
@@ -34,7 +39,7 @@ lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the workin
 	case "$$base_help" in *-share*) ;; *) parts="$$parts -e '{\"bench_share\":{}}'"; \
 	  echo "lab-ab: BASE's benchrun has no --share (an older build): both sides run the profile's whole time";; esac; \
 	run_id="$(LAB_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-ab-$(PROFILE); \
-	$(MAKE) --no-print-directory lab-up LAB_RUN_ID=$$run_id \
+	$(MAKE) --no-print-directory lab-up LAB_RUN_ID=$$run_id LAB_MINUTES=$(LAB_AB_MINUTES) \
 	  LAB_ARGS="$(LAB_ARGS) -e bench_ab_base_dir=$$ab_bench -e bench_ab_base_ref=$$ab_ref -e bench_ab_base_commit=$$ab_commit $$parts"; \
 	echo "lab-ab: HEAD against BASE $$ab_ref per target: $(RESULTS_DIR)/runs/$$run_id/report.md; for a pull request:"; \
 	echo "  $(VMPARITY) --results-dir $(RESULTS_DIR) pr-comment --ab $$run_id"
