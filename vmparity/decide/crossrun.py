@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
-from . import coreclock
+from . import coreclock, layers
 from ..results.targets import TCG_GUEST, aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
 from ..query.names import family
 
@@ -162,12 +162,13 @@ def controls_of(targets):
     return out
 
 
-def judge(table, values, exact_units=(), history=None):
+def judge(table, values, exact_units=(), history=None, without=frozenset()):
     """The CrossRun judgement of a two-run table (columns BASE, HEAD; groups = targets),
     or None when the runs share no target besides the controls (nothing to hold
     against them: the plain comparison stands, and says it is not noise-controlled).
 
-    values: row_values(); history: {(target, name, unit): band %} from runspread, or None."""
+    values: row_values(); history: {(target, name, unit): band %} from runspread, or None;
+    without: the layers switched off (layers.CONTROL_VETO, layers.CONTROL_SPREAD), to measure them."""
     base, head = table.columns[0], table.columns[-1]
     _, need = stats.samples_for_utest(table.alpha)
     targets = sorted({r.group for r in table.rows})
@@ -215,10 +216,12 @@ def judge(table, values, exact_units=(), history=None):
         hc = h / math.exp(drift)
         j.change_pct = _pct(_log_change(b, hc))
         spread = SPREAD_Z * math.hypot(_median_se(b), _median_se(h))
+        if layers.CONTROL_SPREAD in without:
+            eps = 0.0
         j.band_pct = max(FLOOR_PCT, eps / 2 + spread, (history or {}).get(key, 0.0))
         todo.append((j, b, h, hc, r.higher_better))
         if drift:
-            if _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
+            if layers.CONTROL_VETO not in without and _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
                 like_a_control.add(len(todo) - 1)
             metal = values.get((pair[0], r.name, r.unit), {})
             unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))

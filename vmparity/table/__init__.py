@@ -14,7 +14,7 @@ compared with the same target of the other run.
 
 from dataclasses import dataclass, field
 
-from ..decide import crossrun, noise, runspread
+from ..decide import crossrun, layers, noise, runspread
 from ..decide import policy as policies
 from .. import stats
 from ._cellpool import CellPool
@@ -52,7 +52,7 @@ class Table:
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
-          col=None, row=None, filter=None, history_dir=None, table=None, ignore=None):
+          col=None, row=None, filter=None, history_dir=None, table=None, ignore=None, without=frozenset()):
     """Build a Table from loaded Inputs (see inputs.py).
 
     col, row, filter, table and ignore are benchstat's -col, -row, -filter, -table and -ignore (strings);
@@ -62,6 +62,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     evidence of it. Files of one lab run named one by one are that run, by
     target, with its metal's A/A pass (results/run_selection.py): the same
     files get the run's judgement in every command, whichever way they are named.
+    without: the decision layers switched off (decide/layers.py), to measure what each pays.
     """
     if col is None and row is None and by is None:
         selected = run_selection.one_run(inputs)
@@ -114,13 +115,14 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
     if col_spec == "target":
         noise.apply(table, [noise.from_table(table, base, aa) for m, aa in noise.pairs_in(columns) if m == base])
         if len(inputs) == 1 and inputs[0].is_run:
-            paired_rounds.apply_in_run(table, inputs[0])
+            paired_rounds.apply_in_run(table, inputs[0], without)
         if table.noise:
             table.policy = policies.IN_RUN
     if crossrun.applies(inputs, layout):
-        history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
+        history = runspread.load(history_dir, *inputs, crossrun.controls_of) \
+            if history_dir is not None and layers.HISTORY not in without else None
         exact = [u for u, how in assume.items() if how == "exact"]
-        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history)
+        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history, without)
         if judged is not None:
             crossrun.apply(table, judged)
             table.policy = policies.ACROSS_RUNS
