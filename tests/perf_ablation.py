@@ -123,13 +123,17 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=2, help="seeds per run in a run (default 2)")
     ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     ap.add_argument("--only", choices=("in-run", "across-runs"), help="one half of the table")
+    ap.add_argument("--layer", action="append", choices=layers.ALL, help="switch off only this layer (repeatable; "
+                    "default: each in turn), beside the rule as it is")
     ap.add_argument("--results-dir", default=str(ROOT / "results"))
     a = ap.parse_args(argv)
     runs = a.run or RUNS
-    in_jobs = [(r, off, s, a.results_dir) for off in IN_RUN_OFF for r in runs for s in range(1, a.seeds + 1)] \
+    chosen = [off for off in IN_RUN_OFF if not off or a.layer is None or off[0] in a.layer]
+    in_jobs = [(r, off, s, a.results_dir) for off in chosen for r in runs for s in range(1, a.seeds + 1)] \
         if a.only != "across-runs" else []
     pairs = machine_pairs(runs)
-    across_jobs = [(b, h, off, a.results_dir) for off in ACROSS_OFF for b, h in pairs] if a.only != "in-run" else []
+    chosen = [off for off in ACROSS_OFF if not off or a.layer is None or off[0] in a.layer]
+    across_jobs = [(b, h, off, a.results_dir) for off in chosen for b, h in pairs] if a.only != "in-run" else []
     print(f"ablation: {len(runs)} runs, {a.seeds} seed(s) each; {len(pairs)} same-code pairs across runs; "
           f"effects {', '.join(f'+{e:g} %' for e in EFFECTS)} (docs/method.md)\n")
     with ProcessPoolExecutor(a.jobs) as pool:

@@ -101,7 +101,7 @@ def twinned_rows(per_round, twin_of=twin_unit):
 def pair_at_equal_clock(metal, aa):
     """(metal, aa, twinned) of two sides' per-round values with the time rows both hold a
     clocks twin of put at an equal clock (per_round_at_equal_clock), as the paired rule
-    calibrates on the A/A pair (table/paired_rounds.py) and the host's noise is read (host_noise.py)."""
+    calibrates on the A/A pair (table/paired_rounds.py) and the host's noise is read (history/host_noise.py)."""
     twinned = twinned_rows(metal) & twinned_rows(aa)
     return per_round_at_equal_clock(metal, twinned), per_round_at_equal_clock(aa, twinned), twinned
 

@@ -168,7 +168,7 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
     against them: the plain comparison stands, and says it is not noise-controlled).
 
     values: row_values(); history: {(target, name, unit): band %} from runspread, or None;
-    without: the layers switched off (layers.CONTROL_VETO, layers.CONTROL_SPREAD), to measure them."""
+    without: the layers switched off (layers.CONTROL_VETO, CONTROL_SPREAD, FDR), to measure them."""
     base, head = table.columns[0], table.columns[-1]
     _, need = stats.samples_for_utest(table.alpha)
     targets = sorted({r.group for r in table.rows})
@@ -231,7 +231,7 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
     raw = dict(zip(unlike_rows, stats.compare_many([todo[i][1:3] for i in unlike_rows], table.alpha)))
     # the drift may not be an unlike row's own: it must be significant without it too
     ps = [max(c.p, raw[i].p) if i in raw else c.p for i, c in enumerate(tests)]
-    discovered = _discoveries(ps, table.alpha)
+    discovered = _discoveries(ps, table.alpha) if layers.FDR not in without else [p <= table.alpha for p in ps]
     plain_moved = {(r.group, r.name, r.unit) for r in table.rows
                    if (d := r.deltas.get(head)) is not None and d.comparison.significant}
     cr.tested = len(ps)

@@ -22,12 +22,13 @@ BANDWIDTH_TWIN = "bandwidth-twin"
 HISTORY = "history"
 CONTROL_VETO = "control-veto"
 CONTROL_SPREAD = "control-spread"  # the band's ε/2 across runs: how far one stray control moves the drift
+FDR = "fdr"  # across runs: a row counts only as a discovery at false discovery rate α over the comparison's rows
 REMEASURED = "remeasured"
 ADDED_ROUNDS = "added-rounds"
 CONFIRM_ROUNDS = "confirm-rounds"
 
 IN_RUN = (FAST_LEVEL, CLOCK_TWIN, BANDWIDTH_TWIN)
-ACROSS_RUNS = (HISTORY, CONTROL_VETO, CONTROL_SPREAD)
+ACROSS_RUNS = (HISTORY, CONTROL_VETO, CONTROL_SPREAD, FDR)
 MEASUREMENT = (REMEASURED, ADDED_ROUNDS, CONFIRM_ROUNDS)
 ALL = IN_RUN + ACROSS_RUNS + MEASUREMENT
 

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from ..results import machine
-from . import crossrun, runspread
+from ..decide import crossrun, runspread
 
 
 @dataclass(frozen=True)
