@@ -136,17 +136,18 @@ def main(argv=None):
     across_jobs = [(b, h, off, a.results_dir) for off in chosen for b, h in pairs] if a.only != "in-run" else []
     print(f"ablation: {len(runs)} runs, {a.seeds} seed(s) each; {len(pairs)} same-code pairs across runs; "
           f"effects {', '.join(f'+{e:g} %' for e in EFFECTS)} (docs/method.md)\n")
+    # changed: on how many (run, seed) or pairs switching the layer off changed any figure;
+    # each half printed as soon as it is measured
     with ProcessPoolExecutor(a.jobs) as pool:
         in_totals, across_totals, in_acts, across_acts = {}, {}, {(): {}}, {(): {}}
         for case, off, fa, found in pool.map(in_run, in_jobs):
             add(in_totals, in_acts, case, off, fa, found)
+        if in_totals:
+            print(table("in a run", "A/A rows beyond noise", in_totals, in_acts, len(runs) * a.seeds) + "\n", flush=True)
         for case, off, fa, found in pool.map(across, across_jobs):
             add(across_totals, across_acts, case, off, fa, found)
-    # changed: on how many (run, seed) or pairs switching the layer off changed any figure
-    if in_totals:
-        print(table("in a run", "A/A rows beyond noise", in_totals, in_acts, len(runs) * a.seeds) + "\n")
-    if across_totals:
-        print(table("across runs", "same-code rows changed", across_totals, across_acts, len(pairs)))
+        if across_totals:
+            print(table("across runs", "same-code rows changed", across_totals, across_acts, len(pairs)))
     return 0
 
 

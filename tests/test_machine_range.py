@@ -8,8 +8,8 @@ import pytest
 
 import resultgen as g
 from test_crossrun import make_run
-from vmparity.decide import explain, runspread
-from vmparity.history import machine_range
+from vmparity.decide import explain
+from vmparity.history import machine_range, runspread
 from vmparity.render import explanation
 from vmparity.results import inputs
 

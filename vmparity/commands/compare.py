@@ -1,6 +1,7 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
 from ..decide import crossrun
+from ..history import runspread
 from ..results import inputs
 from .. import table
 from ..errors import InputError
@@ -15,7 +16,7 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
-                    history_dir=inputs.runs_dir(results_dir), table=table_keys, ignore=ignore)
+                    history=runspread.for_comparison(loaded, inputs.runs_dir(results_dir)), table=table_keys, ignore=ignore)
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     headline = crossrun_headline(t)
     if headline and fmt == "text":

@@ -7,8 +7,8 @@
   a target's evidence under the in-run policy, the rule calibrated on the A/A pair;
   coreclock.py: time at an equal core clock;
   clockcheck.py: whether a target's clock is the host's, so that its time may be judged so;
-- crossrun.py (with runspread.py): two runs compared beyond run-to-run noise (the host's noise
-  against its usual and an unexplained row's range on the machine read other runs: history/);
+- crossrun.py: two runs compared beyond run-to-run noise (what reads other stored runs is
+  history/'s: the run-to-run bands, the host's noise against its usual, a row's range on its machine);
 - explain.py and rules.yaml: the explain rules, matched in public (matches,
   explanation, apply_rules) so the history's change points use the same ones;
 - gate.py: which rows fail CI (--fail-on-regression);

@@ -21,7 +21,7 @@ s: the sampling error of the target's two medians (from their median
 absolute deviations, so a slow repetition does not widen it); ε/2: how far
 one stray control can move D; H: the run-to-run spread of the row on the same
 physical machine in the stored history, when there is enough of it
-(runspread.py). And a target whose own change lies between the two controls'
+(history/runspread.py). And a target whose own change lies between the two controls'
 changes (or within max(3 %, 4·s) of the nearer) moved as one of them did, the
 host's, and is not changed whatever its band: a row whose repetitions sit on one
 level (a vDSO read at 83.03 clocks) has no spread to widen the band, and half the
@@ -167,7 +167,7 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
     or None when the runs share no target besides the controls (nothing to hold
     against them: the plain comparison stands, and says it is not noise-controlled).
 
-    values: row_values(); history: {(target, name, unit): band %} from runspread, or None;
+    values: row_values(); history: {(target, name, unit): band %} (history/runspread.py), or None;
     without: the layers switched off (layers.CONTROL_VETO, CONTROL_SPREAD, FDR), to measure them."""
     base, head = table.columns[0], table.columns[-1]
     _, need = stats.samples_for_utest(table.alpha)
@@ -176,6 +176,8 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
     shared = {g for (g, _, _), cells in values.items() if base in cells and head in cells}
     if not any(t in controls and t not in controls[t] for t in shared):
         return None
+    if layers.HISTORY in without:
+        history = None
     cr = CrossRun(base, head, table.alpha, sorted({c for pair in controls.values() for c in pair if c}), need=need)
     cr.history_runs = history.runs if history is not None else 0
     values, clock = coreclock.at_equal_clock(values, base, head)  # time rows with a clocks twin, at BASE's clock
