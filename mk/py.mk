@@ -12,8 +12,10 @@ BENCH_MEMORY_DIR    ?= $(BUILD)/bench-memory
 HOSTILE_ARGS        ?=
 # bench-crossrun: extra arguments of tests/perf_crossrun.py (--pair BASE HEAD, --shift PCT, --seed N, --rows SHARE)
 BENCH_CROSSRUN_ARGS ?=
+# bench-ablation: extra arguments of tests/perf_ablation.py (--run RUN, --seeds N, --jobs N, --only in-run|across-runs)
+BENCH_ABLATION_ARGS ?=
 
-.PHONY: test-py lint-imports bench-compare bench-startup bench-memory bench-crossrun bench-hostile-records bench-record-memory
+.PHONY: test-py lint-imports bench-compare bench-startup bench-memory bench-crossrun bench-ablation bench-hostile-records bench-record-memory
 
 CHECK_TARGETS += test-py lint-imports
 
@@ -34,6 +36,9 @@ bench-memory: $(STAMPS)/venv $(BENCHSTAT) ## Peak RSS of `vmparity compare` on 5
 
 bench-crossrun: $(STAMPS)/venv ## Both error rates of comparing two runs: same-code pairs' changed rows and gate, planted slowdowns' recall (docs/noise.md)
 	$(PY) tests/perf_crossrun.py $(BENCH_CROSSRUN_ARGS)
+
+bench-ablation: $(STAMPS)/venv ## The ablation table: A/A false alarms and planted +3/+5/+10 % recall with each layer of the rule switched off, on ten stored runs (docs/method.md)
+	nice $(PY) tests/perf_ablation.py $(BENCH_ABLATION_ARGS)
 
 bench-hostile-records: $(STAMPS)/venv ## Issue 59's attack cases on the lab's records as processes: tracebacks, hangs (20 s), writes outside the run, exit 0 on garbage, peak RSS each
 	$(PY) tests/perf_hostile_records.py $(HOSTILE_ARGS)

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vmparity.decide import crossrun  # noqa: E402
+from vmparity.history import runspread  # noqa: E402
 from vmparity.results import inputs  # noqa: E402
 from vmparity import table  # noqa: E402
 from vmparity.results.spec import known_units  # noqa: E402
@@ -84,8 +85,10 @@ def plant_slowdown(run_dir, out_dir, target, pct, keep=None):
     return Path(out_dir)
 
 
-def judged(base, head, results_dir):
-    t = table.build(inputs.load_all([str(base), str(head)], results_dir), history_dir=inputs.runs_dir(results_dir))
+def judged(base, head, results_dir, without=frozenset()):
+    """without: the cross-run layers switched off (vmparity/decide/layers.py), as tests/perf_ablation.py measures."""
+    loaded = inputs.load_all([str(base), str(head)], results_dir)
+    t = table.build(loaded, history=runspread.for_comparison(loaded, inputs.runs_dir(results_dir)), without=without)
     if t.crossrun is None:
         raise SystemExit(f"{base} and {head} share no target besides the controls: nothing to judge across runs")
     return t.crossrun
@@ -103,11 +106,11 @@ def planted_targets(cr):
     return sorted(t for t in tested if not (is_lab_metal(t) or is_aa_control(t)))
 
 
-def recall(base, head, target, pct, results_dir, keep, work):
+def recall(base, head, target, pct, results_dir, keep, work, without=frozenset()):
     # The copy is named by both runs: a run can be HEAD of two pairs (A against B, A against C).
     copy = work / f"{Path(str(head)).name}-vs-{Path(str(base)).name}-{target}-{pct}"
     out = plant_slowdown(inputs.resolve(head, results_dir), copy, target, pct, keep)
-    cr = judged(base, out, results_dir)
+    cr = judged(base, out, results_dir, without)
     rows = [j for j in cr.rows if j.group == target and j.status != crossrun.NOT_TESTED and (keep is None or keep(j.name))]
     found = [j for j in rows if j.status == crossrun.CHANGED and j.verdict == "worse"]
     others = [j for j in cr.of(crossrun.CHANGED) if j.group != target]

@@ -11,6 +11,7 @@ import pytest
 import resultgen
 from vmparity import table
 from vmparity.decide import figures
+from vmparity.render import run_figures
 from vmparity.decide.figures import row_mdes
 from vmparity.lab import added_rounds, disturbed, rounds
 from vmparity.power import plant
@@ -379,10 +380,10 @@ def test_the_report_marks_the_families_still_above_the_goal_and_says_why(tmp_pat
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2].startswith("⚠ ") and not cells[3].startswith("⚠")  # container-nolimit, guest-nosmt
     assert "goal of 3 % (`bench_mde_goal`" in md and "stopped: 1 rounds added, the most allowed (1)." in md
-    text = "\n".join(figures.sensitivity_lines(t, goals))
+    text = "\n".join(run_figures.sensitivity_lines(t, goals))
     assert "(above the 3 % goal)" in text and "stopped: 1 rounds added, the most allowed (1)" in text
     # without a goal (added rounds turned off, or a run before them) nothing is marked
-    assert "⚠" not in run_quality.sensitivity_table(t) and "goal" not in "\n".join(figures.sensitivity_lines(t))
+    assert "⚠" not in run_quality.sensitivity_table(t) and "goal" not in "\n".join(run_figures.sensitivity_lines(t))
 
 
 def test_a_goal_that_is_not_a_number_is_no_goal():

@@ -9,7 +9,8 @@ import pytest
 
 import resultgen as g
 from perf_crossrun import plant_slowdown
-from vmparity.decide import crossrun, runspread
+from vmparity.decide import crossrun
+from vmparity.history import runspread
 from vmparity.results import inputs
 from vmparity import table
 
@@ -39,7 +40,8 @@ def make_run(runs, run_id, seed, slower=0.0, only_on=None, extra=(), count=10, m
 
 
 def judge(runs, base, head, history=True):
-    t = table.build(inputs.load_all([base, head], runs.parent), history_dir=runs if history else None)
+    loaded = inputs.load_all([base, head], runs.parent)
+    t = table.build(loaded, history=runspread.for_comparison(loaded, runs) if history else None)
     return t, t.crossrun
 
 
@@ -129,7 +131,8 @@ def test_the_history_of_the_same_machine_widens_a_noisy_row(runs):
         make_run(runs, f"r{i}", 10 + i, only_on=("container-quota", wander), machine="m1")
     make_run(runs, "other-machine", 20, only_on=("container-quota", 0.5), machine="m2")
     make_run(runs, "head", 30, only_on=("container-quota", 0.09), machine="m1")
-    t = table.build(inputs.load_all(["r3", "head"], runs.parent), history_dir=runs)
+    loaded = inputs.load_all(["r3", "head"], runs.parent)
+    t = table.build(loaded, history=runspread.for_comparison(loaded, runs))
     cr = t.crossrun
     assert cr.history_runs == 4  # r0..r3 (the base among them), not HEAD, not the other machine
     quota = [j for j in cr.rows if j.group == "container-quota"]

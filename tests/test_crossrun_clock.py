@@ -42,7 +42,7 @@ def make_run(runs, run_id, seed, ghz=None, slower=None, count=10):
 
 
 def judge(runs, base, head):
-    return table.build(inputs.load_all([base, head], runs.parent), history_dir=None).crossrun
+    return table.build(inputs.load_all([base, head], runs.parent)).crossrun
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
-"""The host's noise against its usual (vmparity/decide/host_noise.py): the A/A pair's
+"""The host's noise against its usual (vmparity/history/host_noise.py): the A/A pair's
 round-to-round scatter of a run beside the same figure on the machine's earlier runs,
 in the report's noise paragraph and `vmparity noise`."""
 
 import pytest
 
 import resultgen as g
-from vmparity.decide import host_noise
+from vmparity.history import host_noise
 from vmparity.report import context
 from vmparity.report.run_quality import noise
 from vmparity.results import inputs

@@ -9,6 +9,7 @@ import random
 import resultgen as g
 import twin_runs
 from vmparity.decide import bandwidth, figures
+from vmparity.render import run_figures
 from vmparity.render import fmt
 from vmparity.report import run_quality
 
@@ -85,7 +86,7 @@ def test_a_target_whose_memory_is_slower_keeps_its_large_copies_as_measured(tmp_
     assert all(_large(n) and d.verdict == "worse" for n, d in twin_runs.beyond(t, TARGET, "ns/op").items())
     assert twin_runs.beyond(t, TARGET, "refcopies/op") == {}  # memcpy itself did what the loop did
     assert "beyond noise, so its large copies' time rows are compared as measured" in \
-        figures.bandwidth_sentence(check)
+        run_figures.bandwidth_sentence(check)
 
 
 def test_an_emulated_guests_copy_loop_is_not_checked(tmp_path):
@@ -102,7 +103,7 @@ def test_changes_at_an_equal_bandwidth_are_marked_where_they_are_shown(tmp_path)
     section = run_quality.memory_bandwidth(t)
     assert section.startswith("**Memory bandwidth:**") and f"- `{TARGET}`: " in section and "over 10 rounds" in section
     assert "compared at an equal memory bandwidth" in section
-    lines = figures.level_check_lines(t)
+    lines = run_figures.level_check_lines(t)
     assert any(line.startswith("reference copy's bandwidth against metal's") for line in lines)
 
 

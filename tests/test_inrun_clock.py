@@ -8,6 +8,7 @@ import random
 import resultgen as g
 import twin_runs
 from vmparity.decide import clockcheck, figures
+from vmparity.render import run_figures
 from vmparity.render import fmt
 
 TARGET = "container-nolimit"
@@ -65,7 +66,7 @@ def test_a_target_that_lowers_its_own_clock_keeps_its_time_rows_as_measured(tmp_
     ns = twin_runs.beyond(t, TARGET, "ns/op")
     assert len(ns) == len(g.MEMCPY_SIZES) and all(not d.at_equal_clock and 5 < d.pct < 20 for d in ns.values())
     assert twin_runs.beyond(t, TARGET, "clocks/op") == {}  # the same work, in clocks
-    assert "beyond noise, so its time rows are compared as measured" in figures.clock_sentence(check)
+    assert "beyond noise, so its time rows are compared as measured" in run_figures.clock_sentence(check)
 
 
 def test_an_emulated_guests_clock_is_not_checked(tmp_path):

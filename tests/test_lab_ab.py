@@ -20,7 +20,7 @@ import resultgen as g
 from test_rounds import _stage
 from vmparity.errors import InputError
 from vmparity import stats
-from vmparity.decide import figures
+from vmparity.render import run_figures
 from vmparity.lab import ab, ab_compare, rounds
 from vmparity.render import ab_md
 from vmparity.results import inputs, spec
@@ -390,7 +390,7 @@ def test_an_ab_pair_states_its_smallest_change_in_time_and_in_core_clocks_apart(
         assert p.mde == pytest.approx(float(np.median(time_rows)))
         assert p.mde_clocks is not None and math.isfinite(p.mde_clocks) and p.mde_clocks != p.mde
     assert f"(core clocks ±{res.pairs[0].mde_clocks:.1f}%) |" in ab_md.per_target(res)
-    assert f"(core clocks {res.pairs[0].mde_clocks:.1f} %)" in figures.ab_lines(res)[1]
+    assert f"(core clocks {res.pairs[0].mde_clocks:.1f} %)" in run_figures.ab_lines(res)[1]
     plain = _ab(tmp_path, seed=1)
     assert all(p.mde_clocks is None for p in plain.pairs)
-    assert "core clocks" not in ab_md.per_target(plain) and "core clocks" not in "\n".join(figures.ab_lines(plain))
+    assert "core clocks" not in ab_md.per_target(plain) and "core clocks" not in "\n".join(run_figures.ab_lines(plain))

@@ -1,4 +1,4 @@
-"""An unexplained row held against its own history on the machine (vmparity/decide/machine_range.py,
+"""An unexplained row held against its own history on the machine (vmparity/history/machine_range.py,
 docs/noise.md): the range of the row's level on the machine's other stored runs, and whether
 this run's change lies within it."""
 
@@ -8,7 +8,8 @@ import pytest
 
 import resultgen as g
 from test_crossrun import make_run
-from vmparity.decide import explain, machine_range, runspread
+from vmparity.decide import explain
+from vmparity.history import machine_range, runspread
 from vmparity.render import explanation
 from vmparity.results import inputs
 

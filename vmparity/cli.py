@@ -173,6 +173,9 @@ def _parser(command=None):
     s.add_argument("--alpha", type=probability, default=0.05, help=ALPHA_HELP)
     s.add_argument("--unit", metavar="REGEX", help="count only rows whose unit matches (e.g. '^clocks/' or '^ns/'; "
                    "default: every speed unit); benchmarks are planted in all their speed units either way")
+    s.add_argument("--without", metavar="LAYERS", default="",
+                   help="switch these layers of the rule off, comma-separated, to measure what each pays (fast-level, "
+                   "clock-twin, bandwidth-twin, remeasured, added-rounds, confirm-rounds; docs/method.md)")
     _format_option(s, ["text", "json"])
     _results_dir_option(s)
     _output_option(s)
@@ -378,7 +381,8 @@ def _dispatch(a, out, err):
         return cmd.run(a.run, out, err, alpha=a.alpha, results_dir=a.results_dir, fmt=a.format)
     if a.command == "power":
         return cmd.run(a.run, out, err, results_dir=a.results_dir, targets=a.target, effects=a.effects, rows=a.rows,
-                       ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format, units=a.unit)
+                       ntrials=a.trials, seed=a.seed, alpha=a.alpha, fmt=a.format, units=a.unit,
+                       without=a.without)
     if a.command == "lab":
         return cmd.run(a, out, err)
     if a.command == "history":

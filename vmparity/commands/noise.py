@@ -1,5 +1,5 @@
 """`vmparity noise RUN`: the run's trust figures: the A/A control's share of
-significant rows, the host's noise against its usual (decide/host_noise.py), and
+significant rows, the host's noise against its usual (history/host_noise.py), and
 per target the rows beyond noise and unexplained; for an
 A/B run (make lab-ab) also each target's HEAD against its BASE side.
 
@@ -11,6 +11,7 @@ import json
 
 from ..decide import figures
 from ..errors import InputError
+from ..render import run_figures
 from ..render.escape import md_text, terminal
 from ..render.text import wrapping
 from ..report import context
@@ -22,11 +23,11 @@ def run(run_arg, out, err, alpha=0.05, results_dir=None, fmt="text"):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     ctx, _ = context.build(run_arg, alpha, None, results_dir, err, draw_plots=False)
-    lines = (figures.lines(ctx.table, ctx.explained, ctx.host_noise, ctx.mde_goals)
-             + (figures.ab_lines(ctx.ab) if ctx.ab else []))
+    lines = (run_figures.lines(ctx.table, ctx.explained, ctx.host_noise, ctx.mde_goals)
+             + (run_figures.ab_lines(ctx.ab) if ctx.ab else []))
     if fmt == "json":
         doc = {"schema": "vmparity-noise/1", "alpha": alpha, "baseline": ctx.table.columns[0],
-               "aa": [{"aa": m.aa, "metal": m.metal, "headline": figures.aa_headline(m)} for m in ctx.table.noise],
+               "aa": [{"aa": m.aa, "metal": m.metal, "headline": run_figures.aa_headline(m)} for m in ctx.table.noise],
                "targets": [dataclasses.asdict(f) for f in figures.per_target(ctx.table, ctx.explained)],
                "lines": lines}
         out.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")

@@ -3,28 +3,33 @@ and print how many the noise rule finds (recall) beside its false alarms."""
 
 import json
 
+from ..decide import layers
 from ..power import trials
 from ..render.escape import terminal
 from ..render.text import wrapping
 
 
 def run(run_arg, out, err, results_dir=None, targets=None, effects=None, rows=trials.DEFAULT_ROWS,
-        ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text", units=None):
+        ntrials=trials.DEFAULT_TRIALS, seed=1, alpha=0.05, fmt="text", units=None, without=""):
+    """without: the layers of the rule switched off, comma-separated (decide/layers.py)."""
+    off = layers.parse(without)
     res = trials.run_trials(run_arg, results_dir, targets, tuple(effects or trials.DEFAULT_EFFECTS), rows, ntrials,
-                            seed, alpha, units)
+                            seed, alpha, units, off)
     if fmt == "json":
-        as_json(res, out, units)
+        as_json(res, out, units, off)
     else:
         with wrapping(out) as out:  # its sentences at the terminal's width ($COLUMNS); the table fits it
-            text(res, out, units)
+            text(res, out, units, off)
     return 0
 
 
-def text(res, out, units=None):
+def text(res, out, units=None, without=frozenset()):
     out.write(terminal(f"planted effects in {res.run}: {res.rows} benchmarks a trial, {res.trials} trials per "
                        f"effect and target, seed {res.seed}; the decision is the report's (docs/noise.md)") + "\n")
     if units:
         out.write(terminal(f"counted: the rows whose unit matches {units!r}") + "\n")
+    if without:
+        out.write(terminal(f"layers switched off: {', '.join(sorted(without))}") + "\n")
     how = "is beyond noise round by round" if res.paired else "differs significantly"
     out.write(f"false alarms: the A/A control {how} in {res.aa_significant} of {res.aa_rows} rows "
               f"({_share(res.aa_significant, res.aa_rows)})\n")
@@ -41,10 +46,10 @@ def text(res, out, units=None):
                   f"{_share(e.found, e.planted):>7}   {det:>22}   {fp:>22}\n")
 
 
-def as_json(res, out, units=None):
+def as_json(res, out, units=None, without=frozenset()):
     json.dump({
         "schema": "vmparity-power/1", "run": res.run, "seed": res.seed, "rows-per-trial": res.rows,
-        "counted-units": units or "every speed unit",
+        "counted-units": units or "every speed unit", "without": sorted(without),
         "trials": res.trials, "baseline": res.baseline,
         "aa": {"rows": res.aa_rows, "significant": res.aa_significant, "paired": res.paired},
         "before-planting": {t: {"beyond-noise": b, "rows": n, "benchmarks-not-planted": res.excluded.get(t, 0)}

@@ -15,7 +15,8 @@ report is. The table of every row is added only when all of it fits.
 
 import io
 
-from ..decide import crossrun, host_noise
+from ..decide import crossrun
+from ..history import host_noise
 from ..errors import InputError
 from ..lab import ab_compare
 from ..results import inputs
@@ -166,7 +167,7 @@ def run(base, head, out, err, alpha=0.05, results_dir=None, fail_on_regression=N
 
 def noisy_sides(loaded):
     """[("base" | "head", run name, HostNoise)] of the two loaded operands (inputs.load_all)
-    that are lab runs measured on a host noisier than its usual (decide/host_noise.py);
+    that are lab runs measured on a host noisier than its usual (history/host_noise.py);
     single files have no such figure."""
     out = []
     for side, operand in zip(("base", "head"), loaded):

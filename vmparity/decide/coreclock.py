@@ -1,5 +1,5 @@
 """Time at an equal core clock, for judging a row across runs (crossrun.py,
-runspread.py; docs/noise.md, "Time at an equal core clock").
+history/runspread.py; docs/noise.md, "Time at an equal core clock").
 
 The benchmarks measure the core clock right before and after each
 measurement and give the row a twin counted in core clocks (`clocks/op` =
@@ -101,7 +101,7 @@ def twinned_rows(per_round, twin_of=twin_unit):
 def pair_at_equal_clock(metal, aa):
     """(metal, aa, twinned) of two sides' per-round values with the time rows both hold a
     clocks twin of put at an equal clock (per_round_at_equal_clock), as the paired rule
-    calibrates on the A/A pair (table/paired_rounds.py) and the host's noise is read (host_noise.py)."""
+    calibrates on the A/A pair (table/paired_rounds.py) and the host's noise is read (history/host_noise.py)."""
     twinned = twinned_rows(metal) & twinned_rows(aa)
     return per_round_at_equal_clock(metal, twinned), per_round_at_equal_clock(aa, twinned), twinned
 

@@ -21,7 +21,7 @@ s: the sampling error of the target's two medians (from their median
 absolute deviations, so a slow repetition does not widen it); ε/2: how far
 one stray control can move D; H: the run-to-run spread of the row on the same
 physical machine in the stored history, when there is enough of it
-(runspread.py). And a target whose own change lies between the two controls'
+(history/runspread.py). And a target whose own change lies between the two controls'
 changes (or within max(3 %, 4·s) of the nearer) moved as one of them did, the
 host's, and is not changed whatever its band: a row whose repetitions sit on one
 level (a vDSO read at 83.03 clocks) has no spread to widen the band, and half the
@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
-from . import coreclock
+from . import coreclock, layers
 from ..results.targets import TCG_GUEST, aa_control_of, host_suffix, is_aa_control, is_lab_metal, metal_of, metal_target
 from ..query.names import family
 
@@ -162,12 +162,13 @@ def controls_of(targets):
     return out
 
 
-def judge(table, values, exact_units=(), history=None):
+def judge(table, values, exact_units=(), history=None, without=frozenset()):
     """The CrossRun judgement of a two-run table (columns BASE, HEAD; groups = targets),
     or None when the runs share no target besides the controls (nothing to hold
     against them: the plain comparison stands, and says it is not noise-controlled).
 
-    values: row_values(); history: {(target, name, unit): band %} from runspread, or None."""
+    values: row_values(); history: {(target, name, unit): band %} (history/runspread.py), or None;
+    without: the layers switched off (layers.CONTROL_VETO, CONTROL_SPREAD, FDR), to measure them."""
     base, head = table.columns[0], table.columns[-1]
     _, need = stats.samples_for_utest(table.alpha)
     targets = sorted({r.group for r in table.rows})
@@ -175,6 +176,8 @@ def judge(table, values, exact_units=(), history=None):
     shared = {g for (g, _, _), cells in values.items() if base in cells and head in cells}
     if not any(t in controls and t not in controls[t] for t in shared):
         return None
+    if layers.HISTORY in without:
+        history = None
     cr = CrossRun(base, head, table.alpha, sorted({c for pair in controls.values() for c in pair if c}), need=need)
     cr.history_runs = history.runs if history is not None else 0
     values, clock = coreclock.at_equal_clock(values, base, head)  # time rows with a clocks twin, at BASE's clock
@@ -215,10 +218,12 @@ def judge(table, values, exact_units=(), history=None):
         hc = h / math.exp(drift)
         j.change_pct = _pct(_log_change(b, hc))
         spread = SPREAD_Z * math.hypot(_median_se(b), _median_se(h))
+        if layers.CONTROL_SPREAD in without:
+            eps = 0.0
         j.band_pct = max(FLOOR_PCT, eps / 2 + spread, (history or {}).get(key, 0.0))
         todo.append((j, b, h, hc, r.higher_better))
         if drift:
-            if _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
+            if layers.CONTROL_VETO not in without and _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):
                 like_a_control.add(len(todo) - 1)
             metal = values.get((pair[0], r.name, r.unit), {})
             unlike.append((len(todo) - 1, [(metal[c], cells[c]) for c in (base, head) if c in metal]))
@@ -228,7 +233,7 @@ def judge(table, values, exact_units=(), history=None):
     raw = dict(zip(unlike_rows, stats.compare_many([todo[i][1:3] for i in unlike_rows], table.alpha)))
     # the drift may not be an unlike row's own: it must be significant without it too
     ps = [max(c.p, raw[i].p) if i in raw else c.p for i, c in enumerate(tests)]
-    discovered = _discoveries(ps, table.alpha)
+    discovered = _discoveries(ps, table.alpha) if layers.FDR not in without else [p <= table.alpha for p in ps]
     plain_moved = {(r.group, r.name, r.unit) for r in table.rows
                    if (d := r.deltas.get(head)) is not None and d.comparison.significant}
     cr.tested = len(ps)

@@ -40,7 +40,7 @@ class Finding:
     mde: float = None  # the smallest change in % the run could have called beyond noise in this row (with an A/A control)
     at_equal_clock: bool = False  # a time row's change taken at an equal core clock (decide/clockcheck.py)
     at_equal_bandwidth: bool = False  # a large copy's, at an equal memory bandwidth (decide/bandwidth.py)
-    machine_range: object = None  # an unexplained row's range on this machine's other runs (machine_range.py)
+    machine_range: object = None  # an unexplained row's range on this machine's other runs (history/machine_range.py)
 
 
 @dataclass

@@ -13,7 +13,7 @@ same way. table/paired_rounds.py writes the verdicts into the table's rows.
 
 from dataclasses import dataclass
 
-from . import bandwidth, clockcheck, coreclock, fastlevel, paired
+from . import bandwidth, clockcheck, coreclock, fastlevel, layers, paired
 
 
 @dataclass
@@ -32,9 +32,11 @@ class Calibration:
     rows as measured or at an equal core clock, large copies as measured or at an equal
     memory bandwidth, the pair's rows put as the target's are."""
 
-    def __init__(self, metal, aa, alpha, higher):
-        """metal, aa: the passes' per-round values; higher: unit -> higher is better."""
+    def __init__(self, metal, aa, alpha, higher, without=frozenset()):
+        """metal, aa: the passes' per-round values; higher: unit -> higher is better;
+        without: the layers (decide/layers.py) switched off, to measure what they pay."""
         self.metal, self.aa, self.alpha, self.higher = metal, aa, alpha, higher
+        self.without = without
         self.clock_twinned = coreclock.twinned_rows(metal) & coreclock.twinned_rows(aa)
         self.bandwidth_twinned = bandwidth.twinned_rows(metal) & bandwidth.twinned_rows(aa)
         self._models = {}
@@ -47,13 +49,16 @@ class Calibration:
             metal, aa = (bandwidth.per_round_at_equal_bandwidth(coreclock.per_round_at_equal_clock(v, clocked), bw)
                          for v in (self.metal, self.aa))
             # as the rows are judged: a row on its reference twin with that twin's rows
-            self._models[key] = calibrated(metal, aa, self.alpha, self.higher, lambda k: bandwidth.judged_unit(k, bw))
+            self._models[key] = calibrated(metal, aa, self.alpha, self.higher, lambda k: bandwidth.judged_unit(k, bw),
+                                           fast=layers.FAST_LEVEL not in self.without)
         return self._models[key]
 
     def target(self, name, kind, own):
         """The TargetEvidence of target `name` of `kind` from its per-round values `own`."""
-        chk = clockcheck.check(name, kind, self.metal, self.aa, own, self.alpha)
-        bw = bandwidth.check(name, kind, self.metal, self.aa, own, self.alpha)
+        chk = clockcheck.check(name, kind, self.metal, self.aa, own, self.alpha) \
+            if layers.CLOCK_TWIN not in self.without else None
+        bw = bandwidth.check(name, kind, self.metal, self.aa, own, self.alpha) \
+            if layers.BANDWIDTH_TWIN not in self.without else None
         at_clock, at_bandwidth = chk is not None and not chk.differs, bw is not None and not bw.differs
         replaced = self.clock_twinned & coreclock.twinned_rows(own) if at_clock else frozenset()
         replaced_bw = self.bandwidth_twinned & bandwidth.twinned_rows(own) if at_bandwidth else frozenset()
@@ -66,10 +71,13 @@ class Calibration:
                               frozenset(replaced_bw), chk, bw)
 
 
-def calibrated(metal, aa, alpha, higher, unit_of=None):
-    """The paired rule and the fast level's beside it, from the A/A pair; higher: unit -> higher
-    is better; unit_of as paired.calibrate's; alpha the run's, which both rules take."""
+def calibrated(metal, aa, alpha, higher, unit_of=None, fast=True):
+    """The paired rule and the fast level's beside it (fast=False: the paired rule alone), from
+    the A/A pair; higher: unit -> higher is better; unit_of as paired.calibrate's; alpha the
+    run's, which both rules take."""
     pm = paired.calibrate(paired.pair_differences(metal, aa), alpha, unit_of)
     pm.floor_scale = paired.TWO_PASS_FLOOR
+    if not fast:
+        return pm
     return pm.with_fast(fastlevel.calibrate(metal, aa, lambda unit: higher.get(unit, False), paired.TWO_PASS_FLOOR,
                                             unit_of, alpha))

@@ -31,11 +31,22 @@ def scale_lines(text, names, effect_pct, declared_higher=()):
     for line in text.split("\n"):
         fields = line.split()
         if len(fields) >= 4 and fields[0] in names:
-            pairs = list(zip(fields[2::2], fields[3::2]))
-            scaled = [(_scaled(v, f if u not in higher else 1 / f) if u in speed else v, u) for v, u in pairs]
-            line = "\t".join([fields[0], fields[1], *(f"{v} {u}" for v, u in scaled)])
+            line = line_of(scale_fields(fields, f, speed, higher))
         out.append(line)
     return "\n".join(out)
+
+
+def scale_fields(fields, f, units, higher):
+    """A result line's fields with its values in `units` made slower by the time factor f
+    (a unit in `higher`, better=higher, divided by it); the rest as they were."""
+    pairs = list(zip(fields[2::2], fields[3::2]))
+    scaled = [(_scaled(v, f if u not in higher else 1 / f) if u in units else v, u) for v, u in pairs]
+    return [fields[0], fields[1], *(x for pair in scaled for x in pair)]
+
+
+def line_of(fields):
+    """A result line of its fields: name, iterations, then `<value> <unit>` pairs, tab-separated."""
+    return "\t".join([fields[0], fields[1], *(f"{v} {u}" for v, u in zip(fields[2::2], fields[3::2]))])
 
 
 def plantable(benchmarks):

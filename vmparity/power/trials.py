@@ -27,14 +27,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..decide import judgement
+from ..decide import judgement, layers
 from ..lab import ab_compare
 from ..results import bounded, inputs
 from .. import table
 from ..results.spec import speed_units
 from ..errors import InputError
 from ..results.targets import base_side, is_aa_control, is_lab_metal
-from . import plant
+from . import plant, unlayer
 
 DEFAULT_EFFECTS = (-20.0, -10.0, -5.0, -3.0, 3.0, 5.0, 10.0, 20.0)
 DEFAULT_ROWS = 25
@@ -79,16 +79,36 @@ def default_targets(columns, kinds):
 
 
 def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, rows=DEFAULT_ROWS,
-               trials=DEFAULT_TRIALS, seed=1, alpha=0.05, units=None):
+               trials=DEFAULT_TRIALS, seed=1, alpha=0.05, units=None, without=frozenset()):
     """units: a regular expression; only rows whose unit it matches are counted (a benchmark
-    is planted in every speed unit either way), e.g. "^clocks/" against "^ns/"."""
+    is planted in every speed unit either way), e.g. "^clocks/" against "^ns/".
+    without: the layers switched off (decide/layers.py): the measurement layers are taken
+    out of a copy of the run (unlayer.py), the decision layers out of every table built."""
     counted = _counted_units(units)
     loaded = inputs.load(run, results_dir)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
-    if ab_compare.is_ab(loaded):
+    if not set(without) & set(layers.MEASUREMENT):
+        return _trials_of(loaded, targets, effects, rows, trials, seed, alpha, counted, without)
+    with tempfile.TemporaryDirectory(prefix="vmparity-unlayered-") as tmp:
+        copy = Path(tmp) / loaded.path.name
+        _copy_run(loaded.path, copy)
+        unlayer.strip(copy, loaded.files, without)
+        res = _trials_of(inputs.load(copy), targets, effects, rows, trials, seed, alpha, counted, without)
+        res.run = str(loaded.path)
+        return res
+
+
+def _copy_run(run, copy):
+    bounded.no_link_out(run)  # the copy would take in what a link out of the run points to
+    shutil.copytree(run, copy, ignore=bounded.not_regular)
+
+
+def _trials_of(loaded, targets, effects, rows, trials, seed, alpha, counted, without):
+    if ab_compare.is_ab(loaded):  # decided HEAD against BASE: no decision layer of the in-run policy applies
         return _run_ab_trials(loaded, targets, effects, rows, trials, seed, alpha, counted)
-    base = table.build([loaded], by="target", alpha=alpha)
+    run = loaded.path
+    base = table.build([loaded], by="target", alpha=alpha, without=without)
     if not base.noise:
         raise InputError(run, "the run has no A/A control (metal and metal-aa): there is no noise rule to test")
     model = base.noise[0]
@@ -115,7 +135,8 @@ def run_trials(run, results_dir=None, targets=None, effects=DEFAULT_EFFECTS, row
         ds = [(r, r.deltas[t]) for r in base.rows if t in r.deltas]
         res.run_beyond[t] = (sum(judgement.beyond(d) for _, d in ds), len(ds))
     _plant(loaded, targets, lambda t: model.metal, effects, rows, trials, seed, mde, res,
-           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha), _differing(base, targets),
+           lambda copy, t: table.build([inputs.load(copy)], by="target", alpha=alpha, without=without),
+           _differing(base, targets),
            counted)
     return res
 
@@ -155,8 +176,7 @@ def _plant(loaded, targets, reference, effects, rows, trials, seed, mde, res, de
     files = {rf.target: rf for rf in loaded.files}
     with tempfile.TemporaryDirectory(prefix="vmparity-power-") as tmp:
         copy = Path(tmp) / loaded.path.name
-        bounded.no_link_out(loaded.path)  # the copy would take in what a link out of the run points to
-        shutil.copytree(loaded.path, copy, ignore=bounded.not_regular)
+        _copy_run(loaded.path, copy)
         for t in targets:
             rf = files[t]
             text = Path(rf.path).read_text(encoding="utf-8")

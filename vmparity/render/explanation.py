@@ -4,9 +4,9 @@ import json
 import math
 from collections import Counter
 
-from ..decide import figures, noise
+from ..decide import noise
 from ..query.names import family
-from . import fmt, fold
+from . import fmt, fold, run_figures
 from . import verdicts as verdicts_md
 from .escape import md_code, md_text, terminal
 
@@ -32,7 +32,7 @@ def _change(f, seen=True):
 
 
 def _machine_range(f):
-    """Where an unexplained row stood on this machine's other stored runs (decide/machine_range.py)."""
+    """Where an unexplained row stood on this machine's other stored runs (history/machine_range.py)."""
     b = f.machine_range
     if b is None:
         return ""
@@ -51,7 +51,7 @@ def noise_line(result):
     if m is None:
         return ("noise: no A/A control beside these results, so significant differences are not "
                 "checked against the run's own noise (a lab run has one: metal-aa)")
-    return (f"noise: A/A control {m.aa} vs {m.metal}: {figures.aa_headline(m)}; {len(result.within_noise)} "
+    return (f"noise: A/A control {m.aa} vs {m.metal}: {run_figures.aa_headline(m)}; {len(result.within_noise)} "
             f"significant row(s) here are within that noise (docs/noise.md)")
 
 

@@ -4,7 +4,8 @@ import importlib
 import sys
 
 from .. import table
-from ..decide import explain, host_noise, machine_range
+from ..decide import explain
+from ..history import host_noise, machine_range
 from ..errors import InputError
 from ..lab import ab_compare
 from ..lab import verify

@@ -11,7 +11,7 @@ from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
 from ..lab import added_rounds, budget as lab_budget, disturbed
 from ..stats.sensitivity import POWER
-from ..render import fmt
+from ..render import fmt, run_figures
 from ..render.escape import md_code, md_text
 from ..results.targets import KVM_GUEST, TCG_GUEST
 
@@ -148,7 +148,7 @@ def core_clock(t):
         "which bin a target's repetitions drew is not the target's doing. Where a target's clock, measured "
         "beside every measurement, is within noise of metal's round by round, its time rows are compared at "
         f"an equal clock (their core-clock twins' ratios, marked {fmt.EQUAL_CLOCK_MARK}); where it differs, as "
-        f"measured ({clockcheck.DOC}).", figures.clock_checks(t), figures.clock_sentence)
+        f"measured ({clockcheck.DOC}).", figures.clock_checks(t), run_figures.clock_sentence)
 
 
 def memory_bandwidth(t):
@@ -159,7 +159,7 @@ def memory_bandwidth(t):
         "loop run beside them (`refcopies/op`). Where a target's loop is within noise of metal's round by "
         "round, its large copies' time rows are compared at an equal bandwidth (their reference twins' "
         f"ratios, marked {fmt.EQUAL_BANDWIDTH_MARK}); where it differs, as measured ({bandwidth.DOC}).",
-        figures.bandwidth_checks(t), figures.bandwidth_sentence)
+        figures.bandwidth_checks(t), run_figures.bandwidth_sentence)
 
 
 def _checks_paragraph(intro, checks, sentence):

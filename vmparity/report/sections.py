@@ -28,7 +28,7 @@ class Context:
     ab: object = None  # lab.ab_compare.AB of an A/B run (make lab-ab): HEAD against BASE per target
     verdicts: dict = None  # the lab's verdicts on explanations (`vmparity lab verify`, verdicts.json), or None
     verdicts_run: str = None  # the verify run that holds them
-    host_noise: object = None  # decide.host_noise.HostNoise: the A/A scatter against the machine's usual, or None
+    host_noise: object = None  # history.host_noise.HostNoise: the A/A scatter against the machine's usual, or None
     mde_goals: dict = None  # the lab's sensitivity goal per target, and why its added rounds stopped (round_record.mde_goals)
 
 

@@ -50,16 +50,17 @@ class Table:
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
-          col=None, row=None, filter=None, history_dir=None, table=None, ignore=None):
+          col=None, row=None, filter=None, history=None, table=None, ignore=None, without=frozenset()):
     """Build a Table from loaded Inputs (see inputs.py).
 
     col, row, filter, table and ignore are benchstat's -col, -row, -filter, -table and -ignore (strings);
     `by=KEY` is `col=KEY`, kept for the callers that say by="target".
     Two runs compared target by target are judged against run-to-run noise
-    (crossrun.py); history_dir (a runs/ directory) adds the stored history's
-    evidence of it. Files of one lab run named one by one are that run, by
+    (crossrun.py); history, the stored history's evidence of it
+    (history/runspread.for_comparison: the callers read the runs directory), adds it. Files of one lab run named one by one are that run, by
     target, with its metal's A/A pass (results/run_selection.py): the same
     files get the run's judgement in every command, whichever way they are named.
+    without: the decision layers switched off (decide/layers.py), to measure what each pays.
     """
     if col is None and row is None and by is None:
         selected = run_selection.one_run(inputs)
@@ -118,17 +119,16 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
         if len(inputs) == 1 and inputs[0].is_run:
             from . import paired_rounds
 
-            paired_rounds.apply_in_run(table, inputs[0])
+            paired_rounds.apply_in_run(table, inputs[0], without)
         if table.noise:
             table.policy = policies.IN_RUN
     if not all(i.is_run for i in inputs):
         return table  # files named one by one are never two runs compared target by target
-    from ..decide import crossrun, runspread
+    from ..decide import crossrun
 
     if crossrun.applies(inputs, layout):
-        history = runspread.load(history_dir, *inputs, crossrun.controls_of) if history_dir is not None else None
         exact = [u for u, how in assume.items() if how == "exact"]
-        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history)
+        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history, without)
         if judged is not None:
             crossrun.apply(table, judged)
             table.policy = policies.ACROSS_RUNS

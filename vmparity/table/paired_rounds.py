@@ -8,7 +8,7 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import bandwidth, fastlevel, inrun, paired
+from ..decide import bandwidth, fastlevel, inrun, layers, paired
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
@@ -65,7 +65,7 @@ def _fast(sides, key, higher_better):
     return fastlevel.against_passes(metal.get(key, {}), aa.get(key, {}), own.get(key, {}), bool(higher_better))
 
 
-def apply_in_run(t, inp):
+def apply_in_run(t, inp, without=frozenset()):
     """A lab run's table (columns by target, metal first, its A/A pass among them, one
     run): each target's rows decided against both passes of metal round by round where
     they pair, λ and the floor from the A/A pair's own rounds (docs/noise.md, "Paired by
@@ -75,7 +75,7 @@ def apply_in_run(t, inp):
     ratios) on every target whose reference copy runs as fast as metal's (decide/
     bandwidth.py); as measured on the rest. The table's noise model becomes a
     paired.DecidedNoise. Nothing changes for a run without rounds.json or a table
-    without an A/A model."""
+    without an A/A model. without: the layers switched off (decide/layers.py)."""
     if not t.noise:
         return
     record = round_record.load(inp.path)
@@ -88,7 +88,7 @@ def apply_in_run(t, inp):
     measured = {c: round_record.per_round(files[c], record) for c in t.columns if c in files}
     metal, aa = measured[model.metal], measured[model.aa]
     higher = {r.unit: bool(r.higher_better) for r in t.rows}
-    cal = inrun.Calibration(metal, aa, t.alpha, higher)
+    cal = inrun.Calibration(metal, aa, t.alpha, higher, without)
     row_mde, counts, checks, bw_checks = {}, {}, {}, {}
     metals = [c for c in t.columns if is_lab_metal(c)]
     for col in t.columns[1:]:
@@ -103,4 +103,5 @@ def apply_in_run(t, inp):
                                         sides=ev.sides, at_equal_bandwidth=ev.at_equal_bandwidth)
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
-    t.noise = [paired.decided(model, cal.model(True, True), row_mde, counts, checks, bw_checks), *t.noise[1:]]
+    figure = cal.model(layers.CLOCK_TWIN not in without, layers.BANDWIDTH_TWIN not in without)  # the A/A figure's rule
+    t.noise = [paired.decided(model, figure, row_mde, counts, checks, bw_checks), *t.noise[1:]]

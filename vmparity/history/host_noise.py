@@ -27,7 +27,7 @@ from ..results import inputs, machine, round_record
 from ..results.spec import speed_units
 from ..results.targets import AA_CONTROL, METAL
 from ..stats import sensitivity
-from . import coreclock, paired
+from ..decide import coreclock, paired
 
 RUNS = 16
 MIN_HISTORY_RUNS = 4

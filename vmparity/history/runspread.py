@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..results import inputs, machine
-from . import coreclock
+from ..decide import coreclock, crossrun
 from ..errors import InputError
 from ..results.targets import METAL
 
@@ -31,6 +31,15 @@ class RunSpread(dict):
     """{(target, name, unit): band in %}, and how many runs it came from."""
 
     runs = 0
+
+
+def for_comparison(loaded, runs_dir):
+    """The history bands for table.build(history=) of the inputs `loaded`: two stored runs
+    compared target by target (decide/crossrun.py) against the runs of runs_dir; None for
+    anything else, or without a runs directory."""
+    if runs_dir is None or len(loaded) != 2 or not all(i.is_run for i in loaded):
+        return None
+    return load(runs_dir, *loaded, crossrun.controls_of)
 
 
 def load(runs_dir, base, head, controls_of):

@@ -1,6 +1,6 @@
 """An unexplained row beside its own history: the range in which the same row of
 the same target stood against metal on this machine's other stored runs (their
-levels, decide/runspread.py; for a run just made, the runs before it), so that a
+levels, history/runspread.py; for a run just made, the runs before it), so that a
 reader can tell a draw this host has made before from a change that is new.
 Evidence beside the row, not a decision: the row stays unexplained, and its
 change and p are this run's alone (docs/noise.md)."""
@@ -9,7 +9,8 @@ import math
 from dataclasses import dataclass
 
 from ..results import machine
-from . import crossrun, runspread
+from ..decide import crossrun
+from . import runspread
 
 
 @dataclass(frozen=True)
