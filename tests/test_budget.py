@@ -70,7 +70,7 @@ def test_no_minutes_and_an_unknown_profile_are_refused():
 
 def test_estimates_come_from_the_newest_stored_run_of_the_profile(tmp_path):
     kinds = {t["target"]: budget.kind_of(t) for t in LAB}
-    seconds, run = budget.stored_seconds(ROOT / "results" / "runs", "lab-quick", kinds)
+    seconds, run = budget.stored_seconds(ROOT / "results" / "runs", "quick", kinds)
     assert run is not None and run.endswith("-lab-quick")
     assert 5 < seconds["metal"] < 15 and 10 < seconds["tcg-guest"] < 40  # a TCG guest is the slower
     # a newer run whose record is broken is passed over, not a stop
@@ -78,9 +78,11 @@ def test_estimates_come_from_the_newest_stored_run_of_the_profile(tmp_path):
     shutil.copytree(ROOT / "results" / "runs" / RUN, runs / RUN)
     (runs / "2099-01-01T00-00-00Z-lab-quick").mkdir()
     (runs / "2099-01-01T00-00-00Z-lab-quick" / "rounds.json").write_text('{"hosts": []}')
-    seconds2, run2 = budget.stored_seconds(runs, "lab-quick", kinds)
+    (runs / "2099-01-02T00-00-00Z-ab-quick").mkdir()  # an A/B run times no lab-up repetition
+    shutil.copy(ROOT / "results" / "runs" / RUN / "rounds.json", runs / "2099-01-02T00-00-00Z-ab-quick")
+    seconds2, run2 = budget.stored_seconds(runs, "quick", kinds)
     assert run2 == RUN and seconds2["container"] > 0
-    assert budget.stored_seconds(tmp_path / "none", "lab-quick", kinds) == ({}, None)
+    assert budget.stored_seconds(tmp_path / "none", "quick", kinds) == ({}, None)
     p = _plan(14, stored=seconds2, stored_run=run2)
     assert p["record"]["estimates-from"] == RUN and p["record"]["repetition-seconds"]["metal"] == seconds2["metal"]
 

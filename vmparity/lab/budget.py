@@ -71,13 +71,15 @@ def kind_of(target):
 
 
 def stored_seconds(runs, profile, kinds):
-    """({kind: median seconds of one repetition}, run id) from the newest stored run of `profile`
+    """({kind: median seconds of one repetition}, run id) from the newest stored lab-up run of `profile`
     that timed targets of these kinds ({target name: kind}), or ({}, None). A stored run whose
     rounds.json cannot be read is passed over: an old record must not stop a new run."""
     runs = Path(runs)
     if not runs.is_dir():
         return {}, None
-    for run in sorted((p for p in runs.iterdir() if p.name.endswith(f"-{profile}")), reverse=True):
+    # lab-up's runs only (<time>-lab-<profile>): an A/B run doubles every target and a verify run
+    # measures some jobs only, so neither times a repetition as lab-up will
+    for run in sorted((p for p in runs.iterdir() if p.name.endswith(f"-lab-{profile}")), reverse=True):
         try:
             record = round_record.load(run)
         except (InputError, OSError):
