@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import archived_runs  # noqa: E402
 import perf_crossrun  # noqa: E402
 from vmparity.decide import layers  # noqa: E402
 from vmparity.power import trials  # noqa: E402
@@ -70,12 +71,12 @@ def across(job):
     return (base, head), off, (changed, rows), found
 
 
-def machine_pairs(runs):
+def machine_pairs(runs, results_dir):
     """(BASE, HEAD) of consecutive runs of one machine, in the order given."""
     import json
 
     def machine(run):
-        env = ROOT / "results" / "runs" / run / "metal.env.json"
+        env = Path(results_dir) / "runs" / run / "metal.env.json"
         return json.loads(env.read_text(encoding="utf-8")).get("machine")
 
     out = []
@@ -125,13 +126,15 @@ def main(argv=None):
     ap.add_argument("--only", choices=("in-run", "across-runs"), help="one half of the table")
     ap.add_argument("--layer", action="append", choices=layers.ALL, help="switch off only this layer (repeatable; "
                     "default: each in turn), beside the rule as it is")
-    ap.add_argument("--results-dir", default=str(ROOT / "results"))
+    ap.add_argument("--results-dir", help="where the runs are (default: results/, or for the ten of RUNS, and for "
+                    "runs results/ no longer holds, results/ as it was in the history: tests/archived_runs.py)")
     a = ap.parse_args(argv)
     runs = a.run or RUNS
+    a.results_dir = a.results_dir or str(archived_runs.results_dir(a.run or ()))
     chosen = [off for off in IN_RUN_OFF if not off or a.layer is None or off[0] in a.layer]
     in_jobs = [(r, off, s, a.results_dir) for off in chosen for r in runs for s in range(1, a.seeds + 1)] \
         if a.only != "across-runs" else []
-    pairs = machine_pairs(runs)
+    pairs = machine_pairs(runs, a.results_dir)
     chosen = [off for off in ACROSS_OFF if not off or a.layer is None or off[0] in a.layer]
     across_jobs = [(b, h, off, a.results_dir) for off in chosen for b, h in pairs] if a.only != "in-run" else []
     print(f"ablation: {len(runs)} runs, {a.seeds} seed(s) each; {len(pairs)} same-code pairs across runs; "

@@ -3,8 +3,8 @@
     .venv/bin/python tests/perf_crossrun.py [--pair BASE HEAD]… [--shift PCT]… [--seed N]
 
 False positives: for each pair of runs of identical code (by default the
-committed repro pair in both directions and two lab runs in both
-directions), the share of compared rows reported changed and whether
+repro pair and lab runs in both directions, read from results/ as it was
+when they were measured: tests/archived_runs.py), the share of compared rows reported changed and whether
 `--fail-on-regression 10` passes. False negatives: HEAD's copy with one
 target (never metal or metal-aa) made PCT % slower (`plant_slowdown`), the
 share of that target's tested rows found changed and worse. The seed picks
@@ -29,6 +29,9 @@ from vmparity.results import inputs  # noqa: E402
 from vmparity import table  # noqa: E402
 from vmparity.results.spec import known_units  # noqa: E402
 from vmparity.results.targets import is_aa_control, is_lab_metal  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+import archived_runs  # noqa: E402
 
 SAME_CODE_PAIRS = [
     ("2026-11-24T08-46-26Z-repro-quick-b", "2026-11-24T08-46-26Z-repro-quick-a"),
@@ -124,9 +127,11 @@ def main(argv=None):
     ap.add_argument("--target", action="append", help="plant into this target (default: every tested one but the controls)")
     ap.add_argument("--rows", type=float, default=1.0, help="share of the target's benchmarks planted, chosen by --seed")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--results-dir", default=str(ROOT / "results"))
+    ap.add_argument("--results-dir", help="where the runs are (default: results/, or for the default pairs, and for "
+                    "runs results/ no longer holds, results/ as it was in the history: tests/archived_runs.py)")
     a = ap.parse_args(argv)
     pairs = a.pair or SAME_CODE_PAIRS
+    a.results_dir = a.results_dir or str(archived_runs.results_dir([r for p in a.pair or () for r in p]))
     shifts = a.shift or sorted(RECALL_TARGETS)
     rng = random.Random(a.seed)
     chosen = {}

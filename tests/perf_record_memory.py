@@ -21,14 +21,16 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import archived_runs  # noqa: E402
 import hostile_record_cases as hrc  # noqa: E402
 from perf_memory import MEASURE  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-RUNS = REPO / "results" / "runs"
 LARGEST = {"rounds.json": "2026-11-28T08-43-58Z-lab-quick", "verify-plan.json": "2026-11-26T07-06-17Z-verify-quick",
            "verdicts.json": "2026-11-26T07-06-17Z-verify-quick", "ab": "2026-11-26T12-41-12Z-ab-quick",
            "verifications.json": "2026-11-27T20-39-11Z-lab-quick"}
+# the largest of each record the lab stored, and the history of all its runs: results/ as it was (archived_runs.py)
+RUNS = None  # set by main()
 MiB = 1024 * 1024
 
 
@@ -145,6 +147,8 @@ def main():
     ap.add_argument("--limit", type=float, default=2.0, help="largest hostile/legitimate peak ratio allowed")
     ap.add_argument("--only", default="", help="only the readers whose name contains this")
     a = ap.parse_args()
+    global RUNS
+    RUNS = archived_runs.results_dir() / "runs"
     worst, failed = 0.0, []
     with tempfile.TemporaryDirectory(prefix="vmparity-record-memory-") as tmp:
         root = Path(tmp)

@@ -164,7 +164,7 @@ def test_rounds_json_of_the_wrong_shape_in_an_ab_run_is_refused_by_pr_comment(cl
 def test_every_committed_rounds_json_has_the_shape(tmp_path):
     from vmparity.results import round_record
     runs = [p.parent for p in RUNS.glob("*/rounds.json")]
-    assert len(runs) > 50
+    assert len(runs) >= 10  # every run results/README.md lists has one
     for run in runs:
         assert round_record.load(run)["hosts"]
 
@@ -352,10 +352,10 @@ def test_verdicts_of_the_wrong_shape_name_the_field(cli, tmp_path, mutate, words
 def test_every_committed_verify_plan_and_verdicts_have_the_shape():
     from vmparity.lab import interventions, verify
     plans = [p.parent for p in RUNS.glob("*/verify-plan.json")]
-    assert len(plans) > 10
+    assert len(plans) >= 4  # the verified lab runs and their verify runs (results/README.md)
     assert all(interventions.read_plan(run)["interventions"] is not None for run in plans)
     found = [verify.read_verdicts(run)[0] for run in RUNS.iterdir()]
-    assert sum(v is not None for v in found) > 10
+    assert sum(v is not None for v in found) >= 2
 
 
 def test_an_effect_that_would_make_a_value_infinite_is_blamed_on_the_option(cli, tmp_path):
