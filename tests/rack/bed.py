@@ -227,6 +227,13 @@ KVM_HOST_VARS = {
     # its one vCPU emulates every guest's instructions: guests booting together
     # starve each other (two at once took about 5 min to reach SSH)
     "guests_boot_at_once": 1,
+    # every byte on a KVM guest's serial console is an exit, emulated twice over here: the
+    # 38 kB of a full boot log cost 13 s a boot (199 s for two guests, 172 s quiet, 2026-12-06);
+    # warnings and panics still reach the console log shown when a guest does not come up
+    "guests_base_cmdline": "root=/dev/vda rw console=ttyS0 quiet",
+    # Python in its KVM guests is slow to start (Mitogen's, in every playbook run), while OpenSSH's
+    # shared connection outlives the run (docs/kvm.md, "Limits of the nested host")
+    "guests_connection": "ansible.builtin.ssh",
     # a KVM guest of it reaches SSH in 60-160 s, but its kernel has stopped for good at
     # its HPET's setup (twice in a row, in CI) or waited minutes on udev: five minutes a
     # boot, three boots, before the run gives up on a guest

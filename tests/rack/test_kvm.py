@@ -73,6 +73,10 @@ def test_site_yml_runs_kvm_guests_checked_against_their_variants(laptop):
                               "-e", f"bench_run_id={RUN}", timeout=1500)
     assert rc == 0, out[-3000:]
     assert "guests run under TCG emulation" not in out, "accel auto chose TCG"  # guests role, accel.yml
+    # its guests were reached through OpenSSH's shared connection (the inventory's guests_connection),
+    # not Mitogen's Python: a control socket per guest's port, which kvm-verify's run reuses
+    sockets = {p.name.split("-")[0] for p in (laptop.root / "bed" / "laptop-home" / ".ansible" / "cp").glob("*")}
+    assert {str(p) for p in range(*HOST.guest_ports)} & sockets, sockets
     domains = on_host(laptop, "for d in $(virsh -c qemu:///system list --name); do "
                               "virsh -c qemu:///system dumpxml $d | head -1; done")
     assert domains.count("<domain type='kvm'") == len(GUESTS), domains

@@ -10,8 +10,9 @@ import datetime
 import os
 import re
 import shlex
+import time
 
-from ansible.errors import AnsibleActionFail
+from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 
 DOCUMENTATION = r"""
@@ -31,6 +32,14 @@ options:
   stdin_file:
     description: A file on the controller whose bytes are the program's standard input (an archive to unpack).
     type: path
+  wait_for_login:
+    description:
+      - Seconds to keep trying while the connection cannot log in (a guest that just booted), the connection
+        reset between tries; 0 fails at once. ansible.builtin.wait_for_connection would do it with the ping
+        module, that is Python's start-up on the target, and it resets a working connection before its
+        first try (15 s for two KVM guests of the nested host, where this takes under 1 s once they answer).
+    type: float
+    default: 0
 """
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -52,7 +61,8 @@ def shell_command(argv, env=None):
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("argv", "env", "stdin_file"))
+    _VALID_ARGS = frozenset(("argv", "env", "stdin_file", "wait_for_login"))
+    _RETRY_SECONDS = 2
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -83,10 +93,25 @@ class ActionModule(ActionBase):
             result.update(self._execute_module(module_name="ansible.builtin.command", module_args=args,
                                                task_vars=task_vars))
             return result
-        start = datetime.datetime.now()
-        # not sudoable: no become, and no terminal (ssh -tt would mix stderr into stdout)
-        out = self._low_level_execute_command(cmd, sudoable=False, in_data=data,
-                                              encoding_errors="surrogate_then_replace")
+        try:
+            wait = float(self._task.args.get("wait_for_login") or 0)
+        except (TypeError, ValueError) as e:
+            raise AnsibleActionFail(f"vmparity_run: wait_for_login must be a number of seconds: {e}") from e
+        deadline = time.monotonic() + wait
+        while True:
+            start = datetime.datetime.now()
+            try:
+                # not sudoable: no become, and no terminal (ssh -tt would mix stderr into stdout)
+                out = self._low_level_execute_command(cmd, sudoable=False, in_data=data,
+                                                      encoding_errors="surrogate_then_replace")
+                break
+            except AnsibleConnectionFailure:
+                if time.monotonic() + self._RETRY_SECONDS > deadline:
+                    raise
+                time.sleep(self._RETRY_SECONDS)
+                reset = getattr(self._connection, "reset", None)
+                if reset is not None:
+                    reset()
         end = datetime.datetime.now()
         result.update(rc=out["rc"], stdout=out["stdout"].rstrip("\r\n"), stderr=out["stderr"].rstrip("\r\n"),
                       start=str(start), end=str(end), delta=str(end - start), changed=True)
