@@ -14,6 +14,11 @@ KVM_PROFILE     ?= smoke
 #> kvm-lab: rounds on the nested KVM host
 KVM_ROUNDS      ?= 4
 KVM_RUN_ID      ?=
+# kvm-lab in a time budget: LAB_MINUTES on its command line (make kvm-lab LAB_MINUTES=8) plans the
+# rounds to fit it (vmparity lab budget: each kind's floor, up to KVM_MOST_ROUNDS) instead of KVM_ROUNDS
+KVM_MINUTES      = $(if $(filter command line environment,$(origin LAB_MINUTES)),$(LAB_MINUTES),0)
+#> kvm-lab: with LAB_MINUTES given, the most rounds its budget may plan
+KVM_MOST_ROUNDS ?= 10
 KVM_TEST_ARGS   ?=
 KVM_LAPTOP       = $(KVM_BED_DIR)/laptop
 # ansible-playbook as from a laptop, with the bed's rack inventory (kvm-lab, kvm-verify)
@@ -33,12 +38,13 @@ kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM host up (a TCG VM who
 	@echo "  $(KVM_LAPTOP) ssh kvm01 virsh list --all"
 	@echo "  $(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory ansible/playbooks/site.yml -e bench_profile=smoke"
 
-kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds, report
+kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds or in LAB_MINUTES, report
 	@set -euo pipefail; start=$$(date +%s); \
 	run_id="$(KVM_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-kvm-$(KVM_PROFILE); \
-	$(KVM_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml \
-	  -e bench_profile=$(KVM_PROFILE) -e bench_count=$(KVM_ROUNDS) -e bench_run_id=$$run_id $(LAB_ARGS); \
-	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s; report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+	$(KVM_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml -e bench_profile=$(KVM_PROFILE) -e bench_run_id=$$run_id \
+	  $(if $(filter-out 0,$(KVM_MINUTES)),-e bench_count=$(KVM_MOST_ROUNDS) -e bench_minutes=$(KVM_MINUTES) -e bench_started=$$start,-e bench_count=$(KVM_ROUNDS)) \
+	  $(LAB_ARGS); \
+	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s$(if $(filter-out 0,$(KVM_MINUTES)), (budget $(KVM_MINUTES) min)); report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 kvm-verify: kvm-up ## Test a kvm-lab run's explanations on KVM guests: each fix (clocksource, tunable, topology) applied to a copy of its guest on the nested host, measured again, verdicts stored (make lab-verify's method)
 	@$(MAKE) --no-print-directory lab-verify LAB_VERIFY_ANSIBLE='$(KVM_ANSIBLE)' LAB_VERIFY_RUNS=-kvm- \
