@@ -16,7 +16,7 @@ KVM_ROUNDS      ?= 4
 KVM_RUN_ID      ?=
 # kvm-lab in a time budget: LAB_MINUTES on its command line (make kvm-lab LAB_MINUTES=8) plans the
 # rounds to fit it (vmparity lab budget: each kind's floor, up to KVM_MOST_ROUNDS) instead of KVM_ROUNDS
-KVM_MINUTES      = $(if $(filter command line environment,$(origin LAB_MINUTES)),$(LAB_MINUTES),0)
+KVM_MINUTES      = $(filter-out 0,$(if $(filter command line environment,$(origin LAB_MINUTES)),$(LAB_MINUTES)))
 #> kvm-lab: with LAB_MINUTES given, the most rounds its budget may plan
 KVM_MOST_ROUNDS ?= 10
 KVM_TEST_ARGS   ?=
@@ -42,9 +42,9 @@ kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM gu
 	@set -euo pipefail; start=$$(date +%s); \
 	run_id="$(KVM_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-kvm-$(KVM_PROFILE); \
 	$(KVM_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml -e bench_profile=$(KVM_PROFILE) -e bench_run_id=$$run_id \
-	  $(if $(filter-out 0,$(KVM_MINUTES)),-e bench_count=$(KVM_MOST_ROUNDS) -e bench_minutes=$(KVM_MINUTES) -e bench_started=$$start,-e bench_count=$(KVM_ROUNDS)) \
+	  $(if $(KVM_MINUTES),-e bench_count=$(KVM_MOST_ROUNDS) -e bench_minutes=$(KVM_MINUTES) -e bench_started=$$start,-e bench_count=$(KVM_ROUNDS)) \
 	  $(LAB_ARGS); \
-	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s$(if $(filter-out 0,$(KVM_MINUTES)), (budget $(KVM_MINUTES) min)); report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
+	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s$(if $(KVM_MINUTES), (budget $(KVM_MINUTES) min)); report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
 kvm-verify: kvm-up ## Test a kvm-lab run's explanations on KVM guests: each fix (clocksource, tunable, topology) applied to a copy of its guest on the nested host, measured again, verdicts stored (make lab-verify's method)
 	@$(MAKE) --no-print-directory lab-verify LAB_VERIFY_ANSIBLE='$(KVM_ANSIBLE)' LAB_VERIFY_RUNS=-kvm- \

@@ -9,6 +9,7 @@ build/archived-results/<commit>/results (about 130 MB), or the working tree's re
 every run asked for. A clone without that commit (a shallow one) is told how to fetch it.
 """
 
+import shutil
 import subprocess
 import tarfile
 from pathlib import Path
@@ -31,7 +32,9 @@ def results_dir(runs=()):
             raise SystemExit(f"the archived runs are in commit {ARCHIVE[:12]}, which this clone lacks "
                              "(a shallow clone?): git fetch --unshallow")
         tmp = out.with_name(out.name + ".tmp")
-        tmp.mkdir(parents=True, exist_ok=True)
+        # an extraction cut off earlier leaves part of the tree: start again from nothing
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
         git = subprocess.Popen(["git", "-C", str(ROOT), "archive", "--format=tar", ARCHIVE, "results"],
                                stdout=subprocess.PIPE)
         with tarfile.open(fileobj=git.stdout, mode="r|") as tar:

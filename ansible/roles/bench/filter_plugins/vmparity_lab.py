@@ -1,6 +1,9 @@
 """Filters that hand the lab's contracts to Ansible from their one owner, the
 vmparity package (installed in the venv ansible-playbook runs from)."""
 
+import hashlib
+from pathlib import Path
+
 from vmparity.lab import ab, budget, rounds
 from vmparity.results.targets import aa_control_of, base_side, head_of, is_intervention
 
@@ -26,6 +29,13 @@ def vmparity_without_interventions(targets):
     return [t for t in targets if not is_intervention(t)]
 
 
+def vmparity_bench_archive(local_dir, staging_dir):
+    """The controller's archive of the build in `local_dir`, named by its MANIFEST.sha256, so a
+    changed build gets a new archive and an unchanged one is packed once."""
+    manifest = Path(local_dir, "MANIFEST.sha256").read_bytes()
+    return f"{staging_dir}/bench-{hashlib.sha256(manifest).hexdigest()}.tar.gz"
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -40,4 +50,5 @@ class FilterModule:
             "vmparity_relabel": rounds.relabel,
             "vmparity_host_failed": rounds.host_failed,
             "vmparity_duration": budget.duration,
+            "vmparity_bench_archive": vmparity_bench_archive,
         }
