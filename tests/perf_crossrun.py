@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vmparity.decide import crossrun  # noqa: E402
-from vmparity.history import runspread  # noqa: E402
 from vmparity.results import inputs  # noqa: E402
 from vmparity import table  # noqa: E402
 from vmparity.results.spec import known_units  # noqa: E402
@@ -91,7 +90,7 @@ def plant_slowdown(run_dir, out_dir, target, pct, keep=None):
 def judged(base, head, results_dir, without=frozenset()):
     """without: the cross-run layers switched off (vmparity/decide/layers.py), as tests/perf_ablation.py measures."""
     loaded = inputs.load_all([str(base), str(head)], results_dir)
-    t = table.build(loaded, history=runspread.for_comparison(loaded, inputs.runs_dir(results_dir)), without=without)
+    t = table.build(loaded, without=without)
     if t.crossrun is None:
         raise SystemExit(f"{base} and {head} share no target besides the controls: nothing to judge across runs")
     return t.crossrun

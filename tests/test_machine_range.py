@@ -9,7 +9,7 @@ import pytest
 import resultgen as g
 from test_crossrun import make_run
 from vmparity.decide import explain
-from vmparity.history import machine_range, runspread
+from vmparity.history import machine_range
 from vmparity.render import explanation
 from vmparity.results import inputs
 
@@ -59,7 +59,7 @@ def test_the_newest_runs_alone_make_the_range(runs, monkeypatch):
         make_run(runs, f"r{i}", 1 + i, machine="m1")
     head = make_run(runs, "r5-head", 9, machine="m1")
     loaded, name = _rows(head)
-    levels, used = runspread.machine_levels(runs, "m1", head, lambda targets: {}, most=4)
+    levels, used = machine_range.machine_levels(runs, "m1", head, lambda targets: {}, most=4)
     assert used == 4
     row = explain.Finding("", name, "ns/op", 1.0, 0.01, "worse")
     monkeypatch.setattr(machine_range, "RUNS", 4)
@@ -68,7 +68,7 @@ def test_the_newest_runs_alone_make_the_range(runs, monkeypatch):
 
 
 def test_no_range_without_enough_runs_of_one_named_machine(runs):
-    for i in range(runspread.MIN_HISTORY_RUNS - 1):
+    for i in range(machine_range.MIN_RUNS - 1):
         make_run(runs, f"r{i}", i, machine="m1")
     head = make_run(runs, "r8-head", 8, machine="m1")
     loaded, name = _rows(head)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FILES = [str(ROOT / "tests/testdata/gotest/old.txt"), str(ROOT / "tests/testdata/gotest/new.txt")]
 NOT_FOR_TWO_FILES = [
     "scipy", "rich", "matplotlib", "markdown_it", "jsonschema",
-    "vmparity.decide.crossrun", "vmparity.history.runspread", "vmparity.decide.noise",
+    "vmparity.decide.crossrun", "vmparity.decide.noise",
     "vmparity.decide.bandwidth", "vmparity.decide.clockcheck", "vmparity.decide.figures",
     "vmparity.table.paired_rounds", "vmparity.results.round_record",
     "vmparity.render.crossrun_md", "vmparity.render.markdown", "vmparity.render.csvfmt", "vmparity.render.jsonfmt",

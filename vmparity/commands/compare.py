@@ -14,7 +14,7 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     loaded = inputs.load_all(operands, results_dir)
     t = table.build(loaded, col=col, row=row, filter=filter, alpha=alpha, confidence=confidence, baseline=baseline,
-                    history=_history(loaded, results_dir), table=table_keys, ignore=ignore)
+                    table=table_keys, ignore=ignore)
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     headline = crossrun_headline(t)
     if headline and fmt == "text":
@@ -31,16 +31,6 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
     FORMATS[fmt](t, out)
     note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)
-
-
-def _history(loaded, results_dir):
-    """The stored runs' bands when two runs are compared (history/runspread.py), else None; imported only
-    then, so that two files start without it (tests/test_startup.py)."""
-    if len(loaded) != 2 or not all(i.is_run for i in loaded):
-        return None
-    from ..history import runspread
-
-    return runspread.for_comparison(loaded, inputs.runs_dir(results_dir))
 
 
 def crossrun_headline(t):

@@ -1,5 +1,5 @@
 """Time at an equal core clock, for judging a row across runs (crossrun.py,
-history/runspread.py; docs/noise.md, "Time at an equal core clock").
+history/machine_range.py; docs/noise.md, "Time at an equal core clock").
 
 The benchmarks measure the core clock right before and after each
 measurement and give the row a twin counted in core clocks (`clocks/op` =

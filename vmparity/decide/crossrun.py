@@ -15,18 +15,19 @@ counts only when significant among all the rows tested (Benjamini–Hochberg
 at false discovery rate α over the comparison's p-values: some 850 rows are
 tested, and a few dozen pass α each by chance) and larger than
 
-    band = max(3 %, ε/2 + 4·s, H)
+    band = max(3 %, ε/2 + 4·s)
 
 s: the sampling error of the target's two medians (from their median
 absolute deviations, so a slow repetition does not widen it); ε/2: how far
-one stray control can move D; H: the run-to-run spread of the row on the same
-physical machine in the stored history, when there is enough of it
-(history/runspread.py). And a target whose own change lies between the two controls'
+one stray control can move D. (A third term, three times the row's run-to-run
+step on the same machine in the stored history, was removed on 2026-12-06: on
+eight same-code pairs it held no false alarm and cost recall; docs/method.md.)
+And a target whose own change lies between the two controls'
 changes (or within max(3 %, 4·s) of the nearer) moved as one of them did, the
 host's, and is not changed whatever its band: a row whose repetitions sit on one
 level (a vDSO read at 83.03 clocks) has no spread to widen the band, and half the
-controls' disagreement alone is its edge. The band uses only what the controls,
-the target's own samples and the history say, never the other rows of the
+controls' disagreement alone is its edge. The band uses only what the controls
+and the target's own samples say, never the other rows of the
 target, so a change that moves every row of one target is not mistaken for noise.
 
 Time is compared at an equal core clock where the benchmarks measured it
@@ -94,7 +95,6 @@ class CrossRun:
     alpha: float
     controls: list  # the control targets the drift came from ([] when the runs have none)
     rows: list = field(default_factory=list)  # RowJudgement per compared row
-    history_runs: int = 0  # earlier runs of the same machine that gave evidence
     need: int = 0  # samples per side the U test needs at alpha
     tested: int = 0  # rows that took the U test: the family the false discovery rate is over
 
@@ -162,13 +162,12 @@ def controls_of(targets):
     return out
 
 
-def judge(table, values, exact_units=(), history=None, without=frozenset()):
+def judge(table, values, exact_units=(), without=frozenset()):
     """The CrossRun judgement of a two-run table (columns BASE, HEAD; groups = targets),
     or None when the runs share no target besides the controls (nothing to hold
     against them: the plain comparison stands, and says it is not noise-controlled).
 
-    values: row_values(); history: {(target, name, unit): band %} (history/runspread.py), or None;
-    without: the layers switched off (layers.CONTROL_VETO, CONTROL_SPREAD, FDR), to measure them."""
+    values: row_values(); without: the layers switched off (layers.CONTROL_VETO, CONTROL_SPREAD, FDR), to measure them."""
     base, head = table.columns[0], table.columns[-1]
     _, need = stats.samples_for_utest(table.alpha)
     targets = sorted({r.group for r in table.rows})
@@ -176,10 +175,7 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
     shared = {g for (g, _, _), cells in values.items() if base in cells and head in cells}
     if not any(t in controls and t not in controls[t] for t in shared):
         return None
-    if layers.HISTORY in without:
-        history = None
     cr = CrossRun(base, head, table.alpha, sorted({c for pair in controls.values() for c in pair if c}), need=need)
-    cr.history_runs = history.runs if history is not None else 0
     values, clock = coreclock.at_equal_clock(values, base, head)  # time rows with a clocks twin, at BASE's clock
     change = {}  # (target, name, unit) -> log change of the row's medians, HEAD against BASE
     for key, cells in values.items():
@@ -220,7 +216,7 @@ def judge(table, values, exact_units=(), history=None, without=frozenset()):
         spread = SPREAD_Z * math.hypot(_median_se(b), _median_se(h))
         if layers.CONTROL_SPREAD in without:
             eps = 0.0
-        j.band_pct = max(FLOOR_PCT, eps / 2 + spread, (history or {}).get(key, 0.0))
+        j.band_pct = max(FLOOR_PCT, eps / 2 + spread)
         todo.append((j, b, h, hc, r.higher_better))
         if drift:
             if layers.CONTROL_VETO not in without and _moved_like_a_control(change, pair, key, max(FLOOR_PCT, spread)):

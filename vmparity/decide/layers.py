@@ -7,7 +7,8 @@ Two kinds:
 
 - decision layers, which decide sees and table.build passes down (`without`):
   the fast level, the core-clock and bandwidth twins of the in-run policy, and
-  the history term and the control veto of the across-runs policy;
+  the control veto, the control spread and the false-discovery control of the
+  across-runs policy;
 - measurement layers, which the lab applied to the run's files before any
   decision (re-measured disturbed repetitions, rounds added for the wide rows,
   confirming rounds for the rows beyond noise): a stored run can be put back as
@@ -19,7 +20,6 @@ from ..errors import InputError
 FAST_LEVEL = "fast-level"
 CLOCK_TWIN = "clock-twin"
 BANDWIDTH_TWIN = "bandwidth-twin"
-HISTORY = "history"
 CONTROL_VETO = "control-veto"
 CONTROL_SPREAD = "control-spread"  # the band's ε/2 across runs: how far one stray control moves the drift
 FDR = "fdr"  # across runs: a row counts only as a discovery at false discovery rate α over the comparison's rows
@@ -28,7 +28,7 @@ ADDED_ROUNDS = "added-rounds"
 CONFIRM_ROUNDS = "confirm-rounds"
 
 IN_RUN = (FAST_LEVEL, CLOCK_TWIN, BANDWIDTH_TWIN)
-ACROSS_RUNS = (HISTORY, CONTROL_VETO, CONTROL_SPREAD, FDR)
+ACROSS_RUNS = (CONTROL_VETO, CONTROL_SPREAD, FDR)
 MEASUREMENT = (REMEASURED, ADDED_ROUNDS, CONFIRM_ROUNDS)
 ALL = IN_RUN + ACROSS_RUNS + MEASUREMENT
 

@@ -33,8 +33,6 @@ def method(cr):
     controls = " and ".join(md_code(c) for c in cr.controls)
     moved = (f"Between the runs the host got {abs(drift[0]):.1f} % {'slower' if drift[0] >= 0 else 'faster'} "
              f"on the controls' median row (middle half {drift[1]:+.1f} % … {drift[2]:+.1f} %). ") if drift else ""
-    history = (f", and 3 times the row's median run-to-run step over {cr.history_runs} earlier stored run(s) of this machine"
-               if cr.history_runs else "; no stored history of this machine added evidence")
     clock = (f", and time rows put at an equal core clock first (a time row whose benchmark measured the core clock "
              f"beside it is judged on its core-clock twin at the row's clock in {md_code(cr.base)})"
              ) if any(j.clock_pct is not None for j in cr.rows) else ""
@@ -43,7 +41,7 @@ def method(cr):
             f"Mann–Whitney U test on the drift-corrected values is significant among the {cr.tested} rows tested "
             f"(false discovery rate α = {cr.alpha:g}, Benjamini–Hochberg) and the change "
             f"exceeds its band: max({cr_.FLOOR_PCT:g} %, half the controls' disagreement + {cr_.SPREAD_Z:g} sampling "
-            f"errors of the two medians{history}) (docs/noise.md). A change that moves every target alike, the "
+            f"errors of the two medians) (docs/noise.md). A change that moves every target alike, the "
             f"controls included, cannot be told from host drift across runs; a same-run A/B can._\n")
 
 

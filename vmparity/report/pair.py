@@ -2,7 +2,6 @@
 
 from .. import table
 from ..decide import explain
-from ..history import runspread
 from ..results import inputs
 from ..results.spec import required_keys
 
@@ -17,7 +16,7 @@ def analyse_loaded(loaded, alpha=0.05, results_dir=None, rules=None):
     of them (the PR comment's host noise) loads them once. Two files of one lab run are
     judged as that run's report judges them (table.build takes them as the run, with its
     A/A pass), and explained as its pair of columns."""
-    t = table.build(loaded, alpha=alpha, history=runspread.for_comparison(loaded, inputs.runs_dir(results_dir)))
+    t = table.build(loaded, alpha=alpha)
     if t.by == "target" and len(t.columns) > 2 and not any(inp.is_run for inp in loaded):
         t = table.pair_table(t, loaded[1].files[0].target)
     result = explain.explain(t, t.configs, explain.load_rules(rules))

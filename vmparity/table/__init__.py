@@ -50,14 +50,13 @@ class Table:
 
 
 def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_CONFIDENCE, baseline=None,
-          col=None, row=None, filter=None, history=None, table=None, ignore=None, without=frozenset()):
+          col=None, row=None, filter=None, table=None, ignore=None, without=frozenset()):
     """Build a Table from loaded Inputs (see inputs.py).
 
     col, row, filter, table and ignore are benchstat's -col, -row, -filter, -table and -ignore (strings);
     `by=KEY` is `col=KEY`, kept for the callers that say by="target".
     Two runs compared target by target are judged against run-to-run noise
-    (crossrun.py); history, the stored history's evidence of it
-    (history/runspread.for_comparison: the callers read the runs directory), adds it. Files of one lab run named one by one are that run, by
+    (crossrun.py). Files of one lab run named one by one are that run, by
     target, with its metal's A/A pass (results/run_selection.py): the same
     files get the run's judgement in every command, whichever way they are named.
     without: the decision layers switched off (decide/layers.py), to measure what each pays.
@@ -128,7 +127,7 @@ def build(inputs, by=None, alpha=stats.DEFAULT_ALPHA, confidence=stats.DEFAULT_C
 
     if crossrun.applies(inputs, layout):
         exact = [u for u, how in assume.items() if how == "exact"]
-        judged = crossrun.judge(table, crossrun.row_values(layout), exact, history, without)
+        judged = crossrun.judge(table, crossrun.row_values(layout), exact, without)
         if judged is not None:
             crossrun.apply(table, judged)
             table.policy = policies.ACROSS_RUNS
