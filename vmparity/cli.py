@@ -60,7 +60,10 @@ class _Unbuilt(_Parser):
         return None
 
 
-ALPHA_HELP = "significance level of the Mann-Whitney U test, as benchstat's -alpha (default 0.05)"
+# α of every test the rule applies (the U test, the signed-rank test by round, the fast level, across runs the
+# false discovery rate): docs/method.md; benchstat's -alpha is the same for two plain files
+ALPHA_HELP = ("significance level of every test of the rule (U test, signed-rank by round, fast level; across runs "
+              "the false discovery rate), as benchstat's -alpha (default 0.05; docs/method.md)")
 FORMATS_HELP = {"text": "text (a terminal table)", "markdown": "markdown (GitHub-flavoured)", "csv": "csv (one line per cell)",
                 "json": "json (every number)"}
 
