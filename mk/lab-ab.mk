@@ -21,7 +21,7 @@ LAB_AB_MINUTES = $(if $(filter command line environment,$(origin LAB_MINUTES)),$
 # BASE is built by its own Makefile, without this make's command-line
 # variables (a BUILD= or BENCH_OUT= here must not send BASE's build into the
 # working tree's). The run is lab-up's, with the BASE side added to the bench
-# role (bench_ab_*), so provisioning, rounds, re-measures and the report are one path.
+# role (bench_ab_*), so provisioning, rounds and the report are one path.
 # A BASE whose benchrun has no --parts measures both sides in one piece: the two
 # sides must be measured alike.
 lab-ab: $(STAMPS)/venv ## A/B in one run: build BASE=<git ref> beside the working tree, run both in the same rounds on every target whose A/B can reach significance (not TCG guests' 3 rounds), report HEAD against BASE per target

@@ -6,7 +6,7 @@ known, and is quicker on tracks built in memory (tracks.Track, as the index
 would give them). The noise is historygen's model: every row its own sample
 spread, every run its own level (RUN_SD), a share of samples slowed by
 interference (SPIKE_SHARE), and here also a few *outlier runs* whose every
-sample is slowed (a disturbed machine for one run).
+sample is slowed (a machine slowed for the whole of one run).
 
 Kinds of rows (a Scenario each):
 - none: no change (every change point found there is false);

@@ -35,7 +35,7 @@ from vmparity.decide import layers  # noqa: E402
 from vmparity.power import trials  # noqa: E402
 
 # Ten stored lab runs of two machines (the `machine` key), the newest of each with the
-# added rounds and re-measures of today's method (rounds.json `added`, `remeasured`).
+# added rounds of the lab's method (rounds.json `added`; their re-measures, `remeasured`, stay in place).
 RUNS = [
     "2026-11-27T16-59-32Z-lab-quick", "2026-11-27T17-49-57Z-lab-quick", "2026-11-27T19-50-41Z-lab-quick",
     "2026-11-27T20-19-24Z-lab-quick", "2026-11-27T20-39-11Z-lab-quick",

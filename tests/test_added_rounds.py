@@ -13,7 +13,7 @@ from vmparity import table
 from vmparity.decide import figures
 from vmparity.render import run_figures
 from vmparity.decide.figures import row_mdes
-from vmparity.lab import added_rounds, disturbed, rounds
+from vmparity.lab import added_rounds, rounds
 from vmparity.power import plant
 from vmparity.report import run_quality
 from vmparity.query.names import job_of
@@ -196,37 +196,6 @@ def _mdes(staging):
     rounds.merge(staging)
     t = table.build([inputs.load(staging)], by="target", alpha=0.05)
     return {(col, name, unit): mde for col, name, unit, mde in row_mdes(t)}
-
-
-def test_a_spell_in_an_added_round_is_measured_again_in_the_rows_that_round_holds(tmp_path):
-    # the re-measures come after the added rounds: metal's added round of its 16 MiB copies
-    # alone ran 70 % slow; benchrun --only measures the whole job again, and the merge keeps
-    # of it the sizes the round measured, so every row still pairs with its rounds
-    staging = _stage(tmp_path, spread=0.0)
-    for k in range(1, 11):
-        f = staging / "rounds" / str(k) / "container-nolimit.txt"
-        big = {line.split()[0] for line in f.read_text().split("\n") if "size=16777216" in line}
-        f.write_text(plant.scale_lines(f.read_text(), big, random.Random(k).gauss(0, 0.15) * 100))
-    plan = added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=120)
-    _add(staging, plan)
-    slow = staging / "rounds" / "11" / "metal.txt"
-    names = {line.split()[0] for line in slow.read_text().split("\n") if line.startswith("Benchmark")}
-    slow.write_text(plant.scale_lines(slow.read_text(), names, 70))
-    (f,) = [f for f in disturbed.plan(staging, "localhost", limit=8)["remeasure"] if f["target"] == "metal"]
-    assert (f["round"], f["job"]) == (11, MEMCPY) and f["shift-pct"] > 50  # 70 % on the draw _add gave it
-    whole = resultgen.target_file(tmp_path, dict(resultgen.METAL, target="metal", count="1"), seed=7, count=1,
-                                  noise=0.002, name="again.txt").read_text()
-    (staging / f["file"]).write_text("\n".join(line for line in whole.split("\n")
-                                               if not line.startswith("Benchmark") or job_of(line.split()[0]) == MEMCPY))
-    rounds.merge(staging)
-    rec = json.loads((staging / "rounds.json").read_text())
-    assert [(r["target"], r["round"], r["status"]) for r in rec["remeasured"]] == [("metal", 11, "measured again")]
-    assert abs(rec["remeasured"][0]["after-shift-pct"]) < 3
-    per = round_record.per_round(parse_file(staging / "metal.txt"), rec)
-    small = "BenchmarkMemcpy/link=static/tunable=default/size=256"
-    large = "BenchmarkMemcpy/link=static/tunable=default/size=16777216"
-    assert sorted(per[(small, "ns/op")]) == list(range(1, 11))
-    assert sorted(per[(large, "ns/op")]) == list(range(1, 12))
 
 
 # Rows beyond noise, measured again (plan_confirm).

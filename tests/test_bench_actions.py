@@ -136,9 +136,9 @@ def _tasks(path):
     return out
 
 
-@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml", "round.yml"])
+@pytest.mark.parametrize("name", ["run_target.yml", "round.yml"])
 def test_the_rounds_keep_their_files_without_a_module_run(name):
-    # one task per repetition (run_target, remeasure) or per round (round): the copy module is not used
+    # one task per repetition (run_target) or per round (round): the copy module is not used
     tasks = _tasks(ROLE / "tasks" / name)
     keeps = [t for t in tasks if "vmparity_keep" in t]
     assert keeps, f"{name} keeps nothing with vmparity_keep"
@@ -207,9 +207,8 @@ def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp
     assert failed["stdout"] == "out" and failed["stderr"] == "benchrun: memcpy failed"
 
 
-@pytest.mark.parametrize("name", ["run_target.yml", "remeasure.yml"])
-def test_the_rounds_run_benchrun_without_python_on_the_target(name):
-    tasks = _tasks(ROLE / "tasks" / name)
+def test_the_rounds_run_benchrun_without_python_on_the_target():
+    tasks = _tasks(ROLE / "tasks" / "run_target.yml")
     runs = [t for t in tasks if "vmparity_run" in t]
     assert len(runs) == 1 and runs[0]["vmparity_run"] == {"argv": "{{ bench_benchrun_argv }}",
                                                           "env": "{{ bench_benchrun_env }}"}

@@ -114,7 +114,7 @@ def test_the_merge_keeps_the_plan_and_each_hosts_use_of_it(tmp_path):
     plan = _plan(12)["record"]
     (staging / "rounds" / "budget.json").write_text(json.dumps(plan))
     host = {"host": "localhost", "measured-seconds": 300.5, "planned-rounds-measured": 2, "skipped-rounds": [],
-            "pace": 1.1, "added-seconds": 20, "remeasure-max": 10, "confirm-seconds": 15}
+            "pace": 1.1, "added-seconds": 20, "confirm-seconds": 15}
     (staging / "rounds" / "budget-localhost.json").write_text(json.dumps(host))
     rounds.merge(staging)
     rec = json.loads((staging / "rounds.json").read_text())

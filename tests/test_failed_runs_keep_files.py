@@ -1,6 +1,6 @@
 """A command that fails on a bad record loses or overwrites nothing already stored (issue 59, DESIGN.md
 "it never destroys results already stored"): `lab verify` (deriving a plan, storing verdicts), `lab
-merge-rounds`, `lab disturbed`, `lab added-round`, `ingest` (--force, --fill-in) and the history index
+merge-rounds`, `lab added-round`, `lab confirm-round`, `ingest` (--force, --fill-in) and the history index
 built again leave every file of the runs byte for byte as it was."""
 
 import json
@@ -70,7 +70,7 @@ def test_lab_verify_whose_links_file_is_refused_writes_no_verdicts(cli, tmp_path
 
 @pytest.fixture
 def merged_staging(tmp_path, cli):
-    """A staging run of one host (three rounds of metal and its A/A pass) merged once, with a re-measure plan."""
+    """A staging run of one host (three rounds of metal and its A/A pass) merged once."""
     run = tmp_path / "stage" / "run"
     for k in (1, 2, 3):
         d = run / "rounds" / str(k)
@@ -80,7 +80,6 @@ def merged_staging(tmp_path, cli):
                                                            "timings": {}}))
         for t in ("metal", "metal-aa"):
             shutil.copy(RUNS / LAB_RUN / f"{t}.txt", d / f"{t}.txt")
-    assert cli("lab", "disturbed", "--host", "localhost", run).code == 0
     assert cli("lab", "merge-rounds", run).code == 0
     assert (run / "rounds.json").is_file() and (run / "metal.txt").is_file()
     return run
@@ -101,8 +100,7 @@ def test_a_merge_that_stops_on_a_record_keeps_the_earlier_merge(cli, merged_stag
     assert files_of(merged_staging) == before
 
 
-@pytest.mark.parametrize("command", [("disturbed", "--host", "localhost", "--again"),
-                                     ("added-round", "--host", "localhost"),
+@pytest.mark.parametrize("command", [("added-round", "--host", "localhost"),
                                      ("confirm-round", "--host", "localhost")])
 def test_a_second_pass_that_stops_on_a_round_keeps_what_is_stored(cli, merged_staging, command):
     (merged_staging / "rounds" / "2" / "host-localhost.json").write_text("[]")

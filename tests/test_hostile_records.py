@@ -44,7 +44,7 @@ def staging(tmp_path):
 
 
 @pytest.mark.parametrize("host", ["../../../../outside/evil", "/tmp/vmparity-evil", "..", ".hidden", "a/b", "-x", ""])
-@pytest.mark.parametrize("command", [("disturbed",), ("added-round",), ("confirm-round",)])
+@pytest.mark.parametrize("command", [("added-round",), ("confirm-round",)])
 def test_a_host_name_that_is_a_path_is_refused_and_nothing_is_written(cli, tmp_path, staging, host, command):
     before = _files_under(tmp_path)
     refused(cli("lab", *command, f"--host={host}", staging), "--host", "cannot name a file")
@@ -52,10 +52,11 @@ def test_a_host_name_that_is_a_path_is_refused_and_nothing_is_written(cli, tmp_p
     assert not Path("/tmp/vmparity-evil").exists()
 
 
-def test_a_plain_host_name_still_plans(cli, staging):
-    r = cli("lab", "disturbed", "--host", "localhost", staging)
+@pytest.mark.parametrize("command", [("added-round",), ("confirm-round",)])
+def test_a_plain_host_name_still_plans(cli, staging, command):
+    r = cli("lab", *command, "--host", "localhost", staging)
     assert r.code == 0, r
-    assert (staging / "remeasured" / "localhost" / "plan.json").is_file()
+    assert "round" in json.loads(r.out)
 
 
 def test_a_verify_plan_left_as_a_dangling_symlink_out_of_the_run_is_refused_not_written_through(cli, tmp_path):
@@ -128,7 +129,7 @@ def _rounds_mutated(tmp_path, run, mutate):
     return run_dir
 
 
-def _add_remeasure(rec, **fields):
+def _add_remeasure(rec, **fields):  # a key of the runs before 2026-12-06, still read
     rec.setdefault("remeasured", []).append(dict({"target": "metal", "round": 1, "job": "memcpy", "host": "localhost",
                                                   "status": "measured again", "shift-pct": 46.7}, **fields))
 
@@ -216,13 +217,13 @@ def test_a_record_that_is_no_json_record_is_refused_before_it_is_read(cli, tmp_p
 def test_a_staging_round_record_that_is_no_json_record_is_refused(cli, staging, case):
     make, words = NOT_A_RECORD[case]
     make(staging / "rounds" / "2" / "host-localhost.json")
-    refused(cli("lab", "disturbed", "--host", "localhost", staging), "host-localhost.json", words)
+    refused(cli("lab", "added-round", "--host", "localhost", staging), "host-localhost.json", words)
 
 
 @pytest.mark.parametrize("text,words", [("[]", "expected a mapping, got []"),
                                         ('{"host": "localhost", "round": 2}', "missing field 'order'"),
                                         ('{"host": "localhost", "round": "2", "order": []}', "field round")])
-@pytest.mark.parametrize("command", [("disturbed",), ("added-round",), ("merge-rounds",)])
+@pytest.mark.parametrize("command", [("added-round",), ("merge-rounds",)])
 def test_a_staging_round_record_of_the_wrong_shape_is_named(cli, staging, text, words, command):
     (staging / "rounds" / "2" / "host-localhost.json").write_text(text)
     host = () if command == ("merge-rounds",) else ("--host", "localhost")
@@ -287,20 +288,6 @@ def test_an_added_round_mixing_utc_offsets_and_local_times_is_named(cli, staging
     add_round_mixing_utc_offsets(staging)
     refused(cli("lab", "added-round", "--host", "localhost", staging), "rounds/4/host-localhost.json",
             "timings/metal/", "no UTC offset")
-
-
-@pytest.mark.parametrize("plan,words", [
-    ("[]", "expected a mapping"),
-    (json.dumps({"host": "localhost", "threshold-pct": {}, "remeasure": [
-        {"target": "metal", "round": 1, "job": "clock", "file": "../../../../../../etc/passwd"}]}), "remeasure/0/file"),
-    (json.dumps({"host": "localhost", "threshold-pct": "x", "remeasure": []}), "field threshold-pct"),
-])
-@pytest.mark.parametrize("command", [("merge-rounds",), ("disturbed", "--host", "localhost", "--again")])
-def test_a_remeasure_plan_of_the_wrong_shape_or_pointing_outside_is_named(cli, staging, plan, words, command):
-    d = staging / "remeasured" / "localhost"
-    d.mkdir(parents=True)
-    (d / "plan.json").write_text(plan)
-    refused(cli("lab", *command, staging), "plan.json", words)
 
 
 @pytest.mark.parametrize("name,text,words", [

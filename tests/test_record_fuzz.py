@@ -134,7 +134,6 @@ STAGED_ROUND = {"host": "localhost", "round": 2, "seed": 5, "order": ["metal", "
 @given(data=st.data())
 def test_the_lab_steps_on_a_fuzzed_staging_round_record_end_in_exit_0_or_2(tmp_path, data):
     run = _staging(tmp_path, _mutated(data.draw, STAGED_ROUND))
-    _cli("lab", "disturbed", "--host", "localhost", run)
     _cli("lab", "added-round", "--host", "localhost", run)
     _cli("lab", "merge-rounds", run)
 

@@ -113,8 +113,7 @@ def staging(tmp_path):
     return staging_run(tmp_path / "stage" / "run")
 
 
-STAGING_COMMANDS = [("merge-rounds",), ("disturbed", "--host", "localhost"), ("added-round", "--host", "localhost"),
-                    ("confirm-round", "--host", "localhost")]
+STAGING_COMMANDS = [("merge-rounds",), ("added-round", "--host", "localhost"), ("confirm-round", "--host", "localhost")]
 
 
 @pytest.mark.parametrize("record", ["rounds/2/host-localhost.json", "rounds/2/metal.txt"])
@@ -124,27 +123,6 @@ def test_a_staging_record_linked_out_of_the_run_is_refused(cli, tmp_path, stagin
     kept = outside.read_bytes()
     refused_link(cli("lab", *command, staging), record.split("/")[-1], outside)
     assert outside.read_bytes() == kept
-
-
-def _outside_dir(tmp_path, path):
-    """A directory out of the run, linked at path (where the lab writes)."""
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    os.symlink(outside, path)
-    return outside
-
-
-def test_disturbed_never_writes_its_plan_through_a_linked_directory(cli, tmp_path, staging):
-    outside = _outside_dir(tmp_path, staging / "remeasured")
-    refused_link(cli("lab", "disturbed", "--host", "localhost", staging), "remeasured", outside)
-    assert not any(outside.iterdir())
-
-
-def test_a_remeasure_plan_linked_out_of_the_run_is_refused_by_the_merge(cli, tmp_path, staging):
-    assert cli("lab", "disturbed", "--host", "localhost", staging).code == 0
-    outside = _link_out(tmp_path, staging / "remeasured" / "localhost" / "plan.json")
-    refused_link(cli("lab", "merge-rounds", staging), "plan.json", outside)
-    assert not (staging / "rounds.json").exists()
 
 
 @pytest.mark.parametrize("written", ["metal.txt", "rounds.json"])

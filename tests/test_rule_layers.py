@@ -1,7 +1,6 @@
 """Layers switched off (vmparity/decide/layers.py): what the ablation table (tests/perf_ablation.py)
 measures is the rule without that one layer, on a copy, and the stored run is never touched."""
 
-import json
 import shutil
 from pathlib import Path
 
@@ -11,11 +10,10 @@ from vmparity import table
 from vmparity.decide import layers
 from vmparity.errors import InputError
 from vmparity.power import trials, unlayer
-from vmparity.query.names import job_of
 from vmparity.results import inputs, round_record
 
 RUNS = Path(__file__).resolve().parent.parent / "results" / "runs"
-# a committed run with added rounds (4 of 14) and re-measured repetitions (82)
+# a committed run with added rounds (4 of 14)
 RUN = RUNS / "2026-11-28T05-52-05Z-lab-quick"
 
 
@@ -60,27 +58,6 @@ def test_without_added_rounds_the_run_holds_its_planned_rounds_only(tmp_path):
         for name, b in rf.benchmarks.items():
             assert len(b.values[0]) == len(round_record.rounds_of(rec, rf.target, name)), (rf.target, name)
     assert (RUN / "rounds.json").read_bytes() != (copy / "rounds.json").read_bytes()
-
-
-def _value(run, target, name, unit, k, record):
-    b = next(x for x in inputs.load(run).files if x.target == target).benchmarks[name]
-    return b.values[b.units.index(unit)][round_record.rounds_of(record, target, name).index(k)]
-
-
-def test_without_remeasures_a_remeasured_repetition_is_slower_again(tmp_path):
-    record = round_record.load(RUN)
-    rf = next(x for x in inputs.load(RUN).files if x.target == "metal")
-    f, name = next((r, n) for r in record["remeasured"] if not r.get("slower-rows") and r["target"] == "metal"
-                   for n, b in rf.benchmarks.items() if job_of(n) == r["job"] and "ns/op" in b.units)
-    copy = _copy(tmp_path, {layers.REMEASURED})
-    factor = (1 + f["shift-pct"] / 100) / (1 + (f.get("after-shift-pct") or 0) / 100)
-    before, after = (_value(run, "metal", name, "ns/op", f["round"], record) for run in (RUN, copy))
-    assert after == pytest.approx(before * factor, rel=1e-6)
-    other = next(k for k in round_record.rounds_of(record, "metal", name) if k != f["round"]
-                 and not any(r["target"] == "metal" and r["round"] == k and r["job"] == f["job"]
-                             for r in record["remeasured"]))
-    assert _value(copy, "metal", name, "ns/op", other, record) == _value(RUN, "metal", name, "ns/op", other, record)
-    assert json.loads((copy / "rounds.json").read_text())["remeasured"] == []
 
 
 def test_power_without_a_layer_names_it_and_leaves_the_run_alone(cli):

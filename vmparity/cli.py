@@ -20,7 +20,6 @@ from . import __version__
 from .errors import InputError
 from .options import at_least, effects, percent, port, probability, results_dir
 from .render.escape import terminal, terminal_lines
-from .results.targets import KINDS
 
 
 CLOSED_PIPE = 141  # 128 + SIGPIPE
@@ -178,7 +177,7 @@ def _parser(command=None):
                    "default: every speed unit); benchmarks are planted in all their speed units either way")
     s.add_argument("--without", metavar="LAYERS", default="",
                    help="switch these layers of the rule off, comma-separated, to measure what each pays (fast-level, "
-                   "clock-twin, bandwidth-twin, remeasured, added-rounds, confirm-rounds; docs/method.md)")
+                   "clock-twin, bandwidth-twin, added-rounds, confirm-rounds; docs/method.md)")
     _format_option(s, ["text", "json"])
     _results_dir_option(s)
     _output_option(s)
@@ -212,17 +211,6 @@ def _parser(command=None):
     lab = s.add_subparsers(dest="lab_command", required=True, parser_class=_Parser)
     m = lab.add_parser("merge-rounds", help="merge rounds/<k>/<target>.txt into <target>.txt and rounds.json")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")
-    m = lab.add_parser("disturbed", help="find one host's disturbed repetitions in a staging run and plan their re-measures "
-                       "(writes remeasured/<host>/plan.json, prints it)")
-    m.add_argument("staging", metavar="STAGING_RUN_DIR")
-    m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
-    m.add_argument("--max", type=at_least(0), default=8, metavar="N", help="re-measure at most N repetitions, the largest shifts first")
-    m.add_argument("--again", action="store_true",
-                   help="a second pass after the first plan's re-measures: plan once more each repetition whose "
-                        "re-measure is still disturbed (prints only those, at most --max)")
-    m.add_argument("--skip-kind", action="append", default=[], choices=KINDS, metavar="KIND",
-                   help="re-measure no target of this kind (repeatable; the lab skips tcg-guest: an emulator's rows "
-                        "differ from metal's far beyond any spell)")
     m = lab.add_parser("added-round", help="plan the next round added for one host's rows whose minimum detectable effect "
                        "is still above the goal (prints it as JSON, `round` null when none is to be added)")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")

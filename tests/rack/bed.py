@@ -220,8 +220,8 @@ Host *
 
 
 # A nested KVM host runs guests only, and is itself emulated: its timings are the
-# emulator's, so the rounds that buy timing sensitivity (added, confirming,
-# re-measured) would buy nothing there.
+# emulator's, so the rounds that buy timing sensitivity (added, confirming)
+# would buy nothing there.
 KVM_HOST_JOBS = "^(clock|snowflake|storefwd|memcpy-static/tunable=default)$"
 KVM_HOST_VARS = {
     # its one vCPU emulates every guest's instructions: guests booting together
@@ -243,7 +243,6 @@ KVM_HOST_VARS = {
     "host_prep_skip_daemons": ["dockerd"],
     "bench_added_rounds_max": 0,
     "bench_confirm_rounds_max": 0,
-    "bench_remeasure_max": 0,
     # What an emulated host can decide (docs/kvm.md): the clock's path (clock, and snowflake for seed 004),
     # the copy threshold glibc computes (memcpy at its default tunable) and, to say so with the numbers,
     # one timing seed (storefwd: "cannot tell here"); fence, align and the other memcpy tunables are timing

@@ -1,6 +1,6 @@
 """`vmparity lab …`: the lab's contracts as commands for the Makefile and the
 Ansible roles, so each has one definition in vmparity.lab: the round merge
-and the disturbed repetitions' re-measure plan (bench role), the BASE checkout of an A/B run (`make lab-ab`), the variant files (`make variants-check`, the guests and
+and the added and confirming rounds (bench role), the BASE checkout of an A/B run (`make lab-ab`), the variant files (`make variants-check`, the guests and
 containers roles), the domain XML and the repro plan (`make repro`)."""
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..results import inputs
-from ..lab import ab, added_rounds, budget, checkout, disturbed, domain_xml, interventions, repro_plan, rounds, variants, verify
+from ..lab import ab, added_rounds, budget, checkout, domain_xml, interventions, repro_plan, rounds, variants, verify
 from ..render.escape import terminal
 
 
@@ -19,9 +19,6 @@ def run(a, out, err):
         out.write(f"merged {len(merged)} target(s) from their rounds: {', '.join(merged)}\n")
         for target, ks in sorted(missing.items()):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
-        return 0
-    if a.lab_command == "disturbed":
-        out.write(json.dumps(disturbed.plan(a.staging, a.host, a.max, again=a.again, skip_kinds=a.skip_kind)) + "\n")
         return 0
     if a.lab_command == "added-round":
         out.write(json.dumps(added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds)) + "\n")

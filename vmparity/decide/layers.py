@@ -10,8 +10,8 @@ Two kinds:
   the control veto, the control spread and the false-discovery control of the
   across-runs policy;
 - measurement layers, which the lab applied to the run's files before any
-  decision (re-measured disturbed repetitions, rounds added for the wide rows,
-  confirming rounds for the rows beyond noise): a stored run can be put back as
+  decision (rounds added for the wide rows, confirming rounds for the rows
+  beyond noise): a stored run can be put back as
   it was without them (results/unlayered.py), and then decided as always.
 """
 
@@ -23,13 +23,12 @@ BANDWIDTH_TWIN = "bandwidth-twin"
 CONTROL_VETO = "control-veto"
 CONTROL_SPREAD = "control-spread"  # the band's ε/2 across runs: how far one stray control moves the drift
 FDR = "fdr"  # across runs: a row counts only as a discovery at false discovery rate α over the comparison's rows
-REMEASURED = "remeasured"
 ADDED_ROUNDS = "added-rounds"
 CONFIRM_ROUNDS = "confirm-rounds"
 
 IN_RUN = (FAST_LEVEL, CLOCK_TWIN, BANDWIDTH_TWIN)
 ACROSS_RUNS = (CONTROL_VETO, CONTROL_SPREAD, FDR)
-MEASUREMENT = (REMEASURED, ADDED_ROUNDS, CONFIRM_ROUNDS)
+MEASUREMENT = (ADDED_ROUNDS, CONFIRM_ROUNDS)
 ALL = IN_RUN + ACROSS_RUNS + MEASUREMENT
 
 

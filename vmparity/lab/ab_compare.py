@@ -18,8 +18,7 @@ Each row is decided **paired by round** (decide/paired.py): the per-round
 ratios HEAD/BASE of the rounds both sides measured, the signed-rank test and
 a band from their spread, λ from the A/A pair's own per-round differences.
 A merged file holds a target's repetitions in round order (lab/rounds.py
-merge: one repetition per round, a re-measured job in its round's place,
-missing rounds left out), so its i-th value of a row is the i-th round
+merge: one repetition per round, missing rounds left out), so its i-th value of a row is the i-th round
 rounds.json planned for the target and does not list as missing. A row
 whose values do not match those rounds (a fill-in, a hand-made file), or
 with fewer common rounds than the signed-rank test needs to reach α, keeps

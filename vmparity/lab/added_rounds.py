@@ -3,10 +3,8 @@
 The planned rounds give every row the same number of repetitions, but not the
 same noise: on a shared host a 1 KiB copy agrees with itself within 0.2 % from
 round to round, while a 10 MiB copy moves 15-30 % with the host's memory
-bandwidth (docs/noise.md). After the planned rounds (and before the re-measures of
-the disturbed repetitions, which look at the added rounds too, disturbed.py), the
-bench role asks `plan_next` for one more round at a time, as Phoronix's dynamic
-run count does: each added round runs, on metal, its A/A pass and the targets
+bandwidth (docs/noise.md). After the planned rounds the bench role asks
+`plan_next` for one more round at a time, as Phoronix's dynamic run count does: each added round runs, on metal, its A/A pass and the targets
 whose rows are still wide, only the benchrun jobs of the rows whose minimum
 detectable effect (decide/figures.row_mdes, the report's own figure) is above
 the goal (memcpy only its sizes from the smallest wide one), in an order
@@ -22,14 +20,13 @@ does not make up for a profile with too few planned rounds to decide paired
 (smoke's one). TCG guests get none: emulation is slow and their differences
 are 10x. An A/B run gets none: its rows are decided HEAD against BASE.
 
-Last, after the re-measures too (which move rows across the line), the rows the
-rule calls beyond noise, the A/A pair's and the targets' that no rule explains, are
-measured again before the report calls them (`plan_confirm`): a row that is beyond
-noise by chance was drawn at the edge of its noise, and rounds of its job pull it
-back; a real difference stays. Which rows is decided once, from the rounds so far
-with their re-measures in place, and every confirming round measures
-the same jobs, on metal, its A/A pass and every target but TCG guests; the run
-decides every row on all its rounds. The record of the first keeps the rows, so
+Last, the rows the rule calls beyond noise, the A/A pair's and the targets' that
+no rule explains, are measured again before the report calls them (`plan_confirm`):
+a row that is beyond noise by chance was drawn at the edge of its noise, and rounds
+of its job pull it back; a real difference stays. Which rows is decided once, from
+the rounds so far, and every confirming round measures the same jobs, on metal,
+its A/A pass and every target but TCG guests; the run decides every row on all
+its rounds. The record of the first keeps the rows, so
 the report can say how many of them are still beyond noise.
 """
 
@@ -49,7 +46,7 @@ from ..errors import InputError
 from ..query.names import job_of, param_number, split_name
 from ..results import bounded, inputs, jsonfile, round_record
 from ..results.targets import TCG_GUEST, check_plain_name, is_aa_control, is_lab_metal
-from . import disturbed, rounds
+from . import rounds
 
 # Why a round was added (its record's `added.reason`; a record without one is WIDE).
 WIDE = "wide"  # rows whose minimum detectable effect is above the goal
@@ -226,7 +223,7 @@ def _seconds(rec):
 @contextlib.contextmanager
 def _merged_table(staging_run, host, records, alpha):
     """(table, {target: target-kind}) of this host's rounds merged as the run will be
-    (re-measures in place, rounds added so far included), decided as the report decides.
+    (rounds added so far included), decided as the report decides.
     The merge goes to a scratch copy: the staging run is the role's."""
     with tempfile.TemporaryDirectory(prefix="vmparity-added-") as tmp:
         scratch = Path(tmp)
@@ -238,9 +235,6 @@ def _merged_table(staging_run, host, records, alpha):
             for t in rec["order"]:
                 if (src / f"{t}.txt").is_file():
                     shutil.copy2(src / f"{t}.txt", dst)
-        plans = staging_run / disturbed.PLAN_DIR / host
-        if plans.is_dir():
-            shutil.copytree(plans, scratch / disturbed.PLAN_DIR / host, ignore=bounded.not_regular)
         rounds.merge(scratch)
         loaded = inputs.load(scratch)
         yield table.build([loaded], by="target", alpha=alpha), {rf.target: rf.config.get("target-kind")

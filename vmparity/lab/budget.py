@@ -14,11 +14,10 @@ behind it):
   repetition's length, set most rows' spread here (docs/noise.md, "Shorter
   repetitions"): time buys sensitivity as rounds, the level whose variance
   dominates (Kalibera & Jones, ISMM 2013);
-- what is left goes, at run time, to the rounds added for the rows still wide,
-  the re-measures of disturbed repetitions and the rows beyond noise measured
-  again, each phase its share of what is left when it starts (rounds.yml), and
-  each stops early once it has nothing to do: no wide row, nothing disturbed,
-  nothing beyond noise.
+- what is left goes, at run time, to the rounds added for the rows still wide
+  and the rows beyond noise measured again, each phase its share of what is
+  left when it starts (rounds.yml), and each stops early once it has nothing
+  to do: no wide row, nothing beyond noise.
 
 A planned round past the floor is skipped when the time its targets took so far
 says it would end after the deadline (round_in_budget.yml), so a slower host
@@ -58,7 +57,7 @@ def load_config(path=None):
     except yaml.YAMLError as e:
         raise InputError(where, f"not YAML: {e}") from None
     need = ("floor-rounds", "cap-rounds", "repetition-seconds", "between-targets-seconds",
-            "between-rounds-seconds", "after-seconds", "planned-share", "phase-shares", "remeasure-seconds")
+            "between-rounds-seconds", "after-seconds", "planned-share", "phase-shares")
     missing = [k for k in need if not isinstance(config, dict) or k not in config]
     if missing:
         raise InputError(where, f"missing {', '.join(missing)}: expected the keys of the package's {CONFIG}")
@@ -160,7 +159,6 @@ def plan(minutes, started, now, hosts, profile, most, config, stored=None, store
         "target_seconds": {h: {t: round(s, 2) for t, s in c.items()} for h, c in cost.items()},
         "round_overhead": config["between-rounds-seconds"],
         "phase_shares": config["phase-shares"],
-        "remeasure_seconds": config["remeasure-seconds"],
         "record": record,
     }
 

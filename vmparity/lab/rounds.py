@@ -36,7 +36,6 @@ from ..errors import InputError
 from ..results.targets import head_of
 from ..results import bounded, jsonfile, round_record, round_schema, throttled_jobs
 from ..results.file import max_file_bytes
-from . import disturbed
 
 SCHEMA = round_record.SCHEMA
 BUDGET_FILE = "budget.json"  # rounds/: a run's time budget as planned (lab/budget.py; rounds.json `budget`)
@@ -112,11 +111,9 @@ def _read(path):
     return bounded.read_text(path, max_file_bytes(), "a round file of the bench role")
 
 
-def _split(path, text=None):
-    """A round file (or `text`, what it holds after a re-measure, disturbed.py) as
-    (config [(key, value)], extra lines, Benchmark lines)."""
-    if text is None:
-        text = _read(path)
+def _split(path):
+    """A round file as (config [(key, value)], extra lines, Benchmark lines)."""
+    text = _read(path)
     config, extra, body = [], [], []
     for i, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -138,15 +135,13 @@ def _split(path, text=None):
     return config, extra, body
 
 
-def merge_target(round_files, texts=None, added=()):
+def merge_target(round_files, added=()):
     """One result file's text from the round files of one target (in round order),
     and {key: [value per round]} for keys that changed between rounds.
-    texts: {path: text} to read instead of those files (a round with a re-measured job).
     added: the files of rounds added for the wide rows or the rows beyond noise (added_rounds.py), which ran only
     some jobs: their result lines and summed keys count, but their header, which --only
     changes, is not compared, and `count` stays the planned rounds'."""
-    texts = texts or {}
-    parts = [_split(p, texts.get(p)) for p in round_files]
+    parts = [_split(p) for p in round_files]
     planned = [part for p, part in zip(round_files, parts) if p not in added] or parts
     first = dict(planned[0][0])
     order = [k for k, _ in planned[0][0]]
@@ -268,26 +263,12 @@ def merge(staging_run):
                 planned.setdefault(target, set()).add(rec["round"])
     missing = {t: sorted(ks - {k for k, _ in files.get(t, [])}) for t, ks in planned.items()}
     missing = {t: ks for t, ks in missing.items() if ks}
-    replaced, remeasured = disturbed.replacements(staging_run)
-    texts = {}  # round file -> its text with the re-measured jobs in place
-    for (target, k), jobs in replaced.items():
-        f = dict(files.get(target, [])).get(k)
-        if f is not None:
-            texts[f] = _read(f)
-            for job, new in jobs:
-                texts[f] = disturbed.replace_job(texts[f], job, new)
-    disturbed.after_shifts(remeasured, {t: {k: texts.get(f) or _read(f) for k, f in files[t]}
-                                        for t in {r["target"] for r in remeasured} if t in files})
-    for r in disturbed.second_kept_or_not(remeasured):  # its first re-measure was the less disturbed
-        f = dict(files.get(r["target"], [])).get(r["round"])
-        first = next(new for job, new in replaced[(r["target"], r["round"])] if job == r["job"])
-        texts[f] = disturbed.replace_job(texts[f], r["job"], first)
     # a round added on one host may share its number with another host's planned round
     added = {(t, rec["round"]) for recs in hosts.values() for rec in recs if rec.get("added") for t in rec["order"]}
     added_files = {f for t, rfs in files.items() for k, f in rfs if (t, k) in added}
     changed, merged = {}, {}
     for target, rfs in files.items():
-        merged[target], moved = merge_target([f for _, f in sorted(rfs)], texts, added_files)
+        merged[target], moved = merge_target([f for _, f in sorted(rfs)], added_files)
         if moved:
             changed[target] = moved
     record = {
@@ -305,8 +286,6 @@ def merge(staging_run):
         "failed-hosts": failed_hosts,
         "partial": bool(missing or failed or failed_hosts),
     }
-    if remeasured:
-        record["remeasured"] = remeasured
     isolation = {}
     for f in sorted(rounds_dir.glob("isolation-*.json")):  # which CPUs the benchmarks had (docs/noise.md)
         rec = _json(f, round_schema.ISOLATION)

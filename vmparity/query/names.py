@@ -40,7 +40,7 @@ def split_name(name):
 def job_of(name):
     """The benchrun job that measures a benchmark (bench-src/go/benchrun/jobs.go):
     `memcpy-<link>/tunable=<variant>` for memcpy, the program's name otherwise
-    (`BenchmarkClock/...` -> `clock`). What the lab re-measures as one piece."""
+    (`BenchmarkClock/...` -> `clock`). What an added round runs as one piece."""
     base, params, _ = split_name(name)
     program = base.removeprefix("Benchmark").lower()
     if program == "memcpy" and "link" in params and "tunable" in params:

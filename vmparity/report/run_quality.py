@@ -9,7 +9,7 @@ import math
 from ..decide import bandwidth, clockcheck, figures
 from ..results import round_record
 from ..decide.noise import FLOOR_PCT, K_SE
-from ..lab import added_rounds, budget as lab_budget, disturbed
+from ..lab import added_rounds, budget as lab_budget
 from ..stats.sensitivity import POWER
 from ..render import fmt, run_figures
 from ..render.escape import md_code, md_text
@@ -215,12 +215,11 @@ def hygiene(ctx):
         out.append(f"**Rounds:** {len(planned)} interleaved round(s) on {md_code(host)} (seed {md_text(seed)}); each "
                    f"measured the host's targets once, one at a time, in a shuffled order recorded in rounds.json.")
         out += _added(rs) + _confirmed(rs, ctx)
-    summary, redone = _remeasured(rec.get("remeasured", []))
-    out += summary
+    out += _remeasured(rec.get("remeasured", []))
     for fill in rec.get("filled-in", []):
         out.append(f"- {', '.join(md_code(t) for t in fill['targets'])} measured later to fill in this run: "
                    f"{md_text(fill['note'])}")
-    return "\n".join(out + _warnings(rec) + redone) + "\n"
+    return "\n".join(out + _warnings(rec)) + "\n"
 
 
 def warnings(ctx):
@@ -303,48 +302,14 @@ def _beyond_now(ctx, target):
     return figures.beyond_rows(views[0].table if views else ctx.table).get(target, set())
 
 
-# A re-measure this close to its rounds' median came back clean.
-CLEAN_PCT = 3.0
-
-
-def _in_measure(record):
-    """ " in core clocks" for a job found slower in its core-clock rows (disturbed.CLOCKS), where
-    its time rows may not have been: the host's clock moved them too much to tell."""
-    return f" in {md_text(record['measure'])}" if record.get("measure", disturbed.TIME) != disturbed.TIME else ""
-
-
 def _remeasured(records):
-    """The bullet that sums up the re-measured repetitions, and the list of them folded
-    under it (a busy run re-measures a hundred)."""
-    if not records:
-        return [], []
-    # the re-measure kept: the second, unless it came back slower than the first
-    last = {(r["target"], r["round"], r["job"]): r for r in records if r.get("kept", True)}
-    second = sum(1 for r in records if r.get("pass") == 2)
-    clean = sum(1 for r in last.values() if r.get("after-shift-pct") is not None and abs(r["after-shift-pct"]) < CLEAN_PCT)
-    summary = [f"- {len(last)} repetition(s) ran in a slow spell (a job's rows all slower together in one round, "
-               "or some of its rows far slower than in every other round) and were measured again after the rounds"
-               + (f", {second} of them twice because the first re-measure was slow too" if second else "")
-               + f"; {clean} of them are now within {CLEAN_PCT:g} % of their rounds' median (docs/noise.md, "
-               "*Disturbed repetitions*)."]
-    lines = ["", "<details><summary>The repetitions measured again</summary>", ""]
-    for r in records:
-        before, after = r["shift-pct"], r.get("after-shift-pct")
-        slower = r.get("slower-rows")
-        where = (f"{len(slower)} benchmark(s) up to {before:+.1f} % "
-                 f"({', '.join(md_code(n) for n in list(slower)[:3])}{', …' if len(slower) > 3 else ''})"
-                 if slower else f"{before:+.1f} % over its {md_text(r['rows'])} rows{_in_measure(r)}")
-        line = f"- {md_code(r['target'])} round {md_text(r['round'])}, {md_code(r['job'])}: {where}"
-        if r.get("pass") == 2:
-            line += " in its first re-measure"
-        if after is not None:
-            line += f", {after:+.1f} % measured again"
-        if r.get("kept") is False:
-            line += " (slower than the first re-measure, which is kept)"
-        if r.get("status") != "measured again":
-            line += f" ({md_text(r.get('status', ''))})"
-        lines.append(line)
-    return summary, lines + ["", "</details>"]
+    """The line on an older run's re-measured repetitions (rounds.json `remeasured`, written
+    until 2026-12-06): their values are in the files in place of the first ones."""
+    redone = {(r["target"], r["round"], r["job"]) for r in records if r.get("status") == "measured again"}
+    if not redone:
+        return []
+    return [f"- {len(redone)} repetition(s) a slow spell disturbed were measured again, the new values in place of "
+            "the first (the lab stopped re-measuring on 2026-12-06: it did not pay, docs/method.md)."]
 
 
 def _fast_level(pm):

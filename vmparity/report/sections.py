@@ -180,8 +180,7 @@ def _verdict_index(ctx):
 
 def method(ctx):
     """How the run was judged and how far to trust it, after the verdicts: the A/A control's full
-    figures, then the host's levels, the sensitivity and the rounds folded (a busy run lists a
-    hundred re-measured repetitions)."""
+    figures, then the host's levels, the sensitivity and the rounds folded."""
     if len(ctx.table.columns) == 1:
         return None
     out = ["## Method and noise", ""]
@@ -190,7 +189,7 @@ def method(ctx):
             out += [f"### Host {md_code(host)}", ""]
         out += [run_quality.noise(sub), fold.open_("Core clock, memory bandwidth and sensitivity"),
                 run_quality.levels(sub), fold.close()]
-    out += [fold.open_("Rounds, and the repetitions measured again"), run_quality.hygiene(ctx), fold.close()]
+    out += [fold.open_("Rounds"), run_quality.hygiene(ctx), fold.close()]
     return "\n".join(out)
 
 

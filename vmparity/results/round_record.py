@@ -1,8 +1,8 @@
 """Which round each value of a stored run came from: the run's rounds.json.
 
 The lab measures one repetition per target per round (lab/rounds.py) and
-merges a target's rounds into one file in round order: a re-measured job in
-its round's place, missing rounds left out, and the rounds added after them for
+merges a target's rounds into one file in round order: missing rounds left
+out, and the rounds added after them for
 the rows whose minimum detectable effect was still wide (lab/added_rounds.py)
 holding only those rows' jobs (their `added` record lists the benchmarks). So
 the i-th value of a row is the i-th round rounds.json planned for the target,

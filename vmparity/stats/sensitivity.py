@@ -11,8 +11,9 @@ The figures come from a seeded simulation with common random numbers (the
 same draws at every shift, so power grows monotonically with the shift and
 the bisection is exact for those draws): deterministic, cached per (n1, n2,
 α, power), and checked against a fresh simulation in tests/test_sensitivity.py.
-A normal model is right for the log values of a quiet row (docs/noise.md): the
-spells of a shared host are what the disturbed-repetition check removes.
+A normal model is right for the log values of a quiet row (docs/noise.md); the
+slow spells of a shared host, which it leaves out, are in the stored runs that
+`vmparity power RUN` plants known shifts in to check these figures.
 """
 
 import math
