@@ -113,7 +113,10 @@ def test_the_report_decides_configuration_and_leaves_timing_to_real_hardware(lap
     # (clock-verdict-monotonic: fallback), under kvm-clock it stays
     clock = by[("004", f"guest-hpet-clock-{HOST.name}")]
     assert clock.status == "reproduced" and "fallback (clocksource hpet)" in clock.here, clock
-    assert config(run / f"guest-nosmt-{HOST.name}.txt")["clock-verdict-monotonic"] == "vdso"
+    # under kvm-clock the vDSO reads the pvclock only while KVM marks it stable, and the nested host's own
+    # TSC is emulated (its clocksource acpi_pm), so its KVM does in some runs and not in others (CI
+    # 2026-12-06: fallback once in four): either verdict is read from the guest, never guessed
+    assert config(run / f"guest-nosmt-{HOST.name}.txt")["clock-verdict-monotonic"] in ("vdso", "fallback")
     # seed 002's threshold comes from the guest's own topology and caches, as glibc computes it
     assert config(run / f"guest-nosmt-{HOST.name}.txt")["nt-threshold"].startswith("0x")
     # a seed whose effect is in the CPU's timing: cannot tell on a KVM guest of an emulated host, and says why
