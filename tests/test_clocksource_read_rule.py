@@ -32,3 +32,33 @@ def test_kvm_clock_read_in_the_vdso_is_its_own_cause_with_the_tsc_fix(tmp_path):
 def test_a_clock_that_falls_back_is_still_vdso_fallback(tmp_path):
     by = _pair(tmp_path, "fallback", "hpet")
     assert "clocksource-read" not in by and "vdso-fallback" in by
+
+
+def _pair_both(tmp_path, metal_clocksource, guest_clocksource, guest_kind="kvm-guest"):
+    metal = dict(resultgen.METAL, target="metal", clocksource=metal_clocksource,
+                 **{"clock-verdict-monotonic": "fallback", "target-kind": "tcg-guest"})
+    guest = dict(resultgen.METAL, target="guest-hpet-clock", clocksource=guest_clocksource,
+                 **{"target-kind": guest_kind, "clock-verdict-monotonic": "fallback", "kvm-clock-stable-bit": "no"})
+    res = resultgen.explained_pair(tmp_path, metal, guest, _clock_slower, seed=9)
+    return {x.rule["id"]: x for x in res.explanations}
+
+
+def test_when_both_sides_fall_back_the_clocksource_device_is_the_cause_not_the_vdso(tmp_path):
+    # the nested KVM host in a boot whose kernel distrusts its TSC: metal-kvm01 reads acpi_pm by system call
+    by = _pair_both(tmp_path, "acpi_pm", "hpet")
+    assert "vdso-fallback" not in by and "clocksource-read" not in by
+    e = by["clocksource-syscall-read"]
+    assert {f.name for f in e.rows} >= set(CLOCK_ROWS)
+    assert "Neither side reads the clock in the vDSO" in e.cause and "acpi_pm on metal" in e.cause
+    assert "hpet on guest-hpet-clock" in e.cause
+    assert e.rule["intervention"]["cmdline"] == {"clocksource": "tsc", "tsc": "reliable"}
+
+
+def test_an_unstable_kvm_clock_against_a_host_that_falls_back_is_the_same_cause(tmp_path):
+    by = _pair_both(tmp_path, "acpi_pm", "kvm-clock")
+    assert "vdso-fallback" not in by and "clocksource-syscall-read" in by
+
+
+def test_the_same_device_on_both_sides_is_no_clocksource_cause(tmp_path):
+    by = _pair_both(tmp_path, "acpi_pm", "acpi_pm")
+    assert not {"vdso-fallback", "clocksource-syscall-read", "clocksource-read"} & set(by)
