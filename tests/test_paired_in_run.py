@@ -130,3 +130,32 @@ def test_the_noise_headline_is_the_rules_false_alarms_not_the_u_tests_count(cli,
     # a run whose rounds do not pair has only the U test's figure, and leads with it
     (run / "rounds.json").unlink()
     assert cli("noise", run).out.startswith(f"A/A noise (metal-aa vs metal): {_table(run).noise[0].significant} of ")
+
+
+def test_the_a_a_column_is_beyond_noise_in_the_rows_of_the_run_figure_and_nowhere_else(cli, tmp_path):
+    """compare RUN --by target shows the A/A pass's column: its rows beyond noise must be the ones `noise`
+    and the report count as the run's false alarms (on a fresh run of 2026-12-06 the column showed 29 rows
+    the U test alone called significant where the rule's figure was 7)."""
+    # metal's snowflake rows 0.6 % slower in every round (the U test's significant rows, below every band)
+    # and, in a second run, one clock row 5 % slower in every round (beyond the rule's band as well: the
+    # rest of its family keeps λ near 1)
+    run = g.lab_run(tmp_path / "r-lab-quick", seed=3, count=10, noise=0.002, metal_spell=("Snowflake", 1.006),
+                    rounds_record=True)
+    t = _table(run)
+    m = t.noise[0]
+    assert m.significant >= 4 and len(m.paired.beyond_rows) == 0
+    assert _beyond(t, "metal-aa") == {}
+    within = [r for r in t.rows if (d := r.deltas.get("metal-aa")) and d.comparison.significant]
+    assert within and all(r.deltas["metal-aa"].within_noise for r in within)
+    run2 = g.lab_run(tmp_path / "r2-lab-quick", seed=3, count=10, noise=0.002, metal_spell=("BenchmarkClock/clock=realtime/path=vdso", 1.05),
+                     rounds_record=True)
+    t2 = _table(run2)
+    figure = {(n, u) for n, u, _, _ in t2.noise[0].paired.beyond_rows}
+    beyond = _beyond(t2, "metal-aa")
+    assert figure and set(beyond) == figure
+    assert {d.test for d in beyond.values()} <= {"signed-rank by round", "fast level"}
+    doc = json.loads(cli("compare", run2, "--by", "target", "--format", "json").out)
+    shown = {(r["benchmark"], r["unit"]) for r in doc["rows"] for c, d in r["deltas"].items()
+             if c == "metal-aa" and d["significant"] and not d.get("within-noise", False)}
+    assert shown == figure
+    assert cli("noise", run2).out.startswith(f"A/A noise (metal-aa vs metal): {len(figure)} of ")

@@ -8,7 +8,9 @@ fewer paired rounds than the signed-rank test needs to reach α (the TCG guests
 of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decide/noise.py).
 """
 
-from ..decide import bandwidth, fastlevel, inrun, layers, paired
+from dataclasses import replace
+
+from ..decide import bandwidth, fastlevel, inrun, layers, paired, policy
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
@@ -104,4 +106,32 @@ def apply_in_run(t, inp, without=frozenset()):
         row_mde.update({(col, *key): v for key, v in mdes.items()})
         counts[col] = n_paired
     figure = cal.model(layers.CLOCK_TWIN not in without, layers.BANDWIDTH_TWIN not in without)  # the A/A figure's rule
+    if model.aa in t.columns:
+        decide_control(t, model.aa, figure)
     t.noise = [paired.decided(model, figure, row_mde, counts, checks, bw_checks), *t.noise[1:]]
+
+
+def decide_control(t, col, pm):
+    """The A/A pass's column (col): its rows beyond noise are the run's A/A figure's (pm.beyond_rows: the
+    pass against metal round by round, under the rule every target is held to, the band without the row's
+    own |Δ_AA|), so that compare, the report and `noise` count the same false alarms; its other significant
+    rows are within noise. A row the rule calls beyond reads as a target's does: the fast level's change and
+    p where that rule called it, else the signed-rank test's."""
+    fast = {(n, u): (pct, p) for n, u, pct, p in (pm.fast.beyond_rows if pm.fast is not None else [])}
+    rule = {}
+    for n, u, pct, p in pm.beyond_rows:
+        rule.setdefault((n, u), (pct, p))
+    rows = []
+    for r in t.rows:
+        d, key = r.deltas.get(col), (r.name, r.unit)
+        if d is None or (key not in rule and not (d.comparison.significant and not d.within_noise)):
+            rows.append(r)
+            continue
+        if key in rule:
+            (pct, p), test = (fast[key], policy.FAST_LEVEL) if key in fast else (rule[key], policy.SIGNED_RANK)
+            cmp = Comparison(p, d.comparison.n1, d.comparison.n2, t.alpha)
+            new = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), False, test=test)
+        else:
+            new = replace(d, within_noise=True)
+        rows.append(Row(r.group, r.name, r.unit, r.higher_better, r.cells, {**r.deltas, col: new}, r.spreads))
+    t.rows = rows
