@@ -65,6 +65,11 @@ def test_every_command_gives_the_same_rows_and_sizes(cli, tmp_path, run_id, alph
     assert noise_counts == report_counts and noise_counts
     targets = [t for t in view.explained if not is_aa_control(t) and not is_base_side(t)]
     assert targets
+    # the A/A pass's column: beyond noise in the rows of the run's A/A figure, the one `noise` leads with
+    pm = figures.paired_model(view.table.noise[0])
+    if pm is not None:
+        aa = view.table.noise[0].aa
+        assert set(_beyond_compare(by_target, aa)) == {(n, u) for n, u, _, _ in pm.beyond_rows}, aa
     # every row names the test that decided it, one of the in-run policy's
     tests = {d["test"] for r in by_target["rows"] for d in r["deltas"].values()}
     assert tests and tests <= set(policy.IN_RUN.tests), tests
