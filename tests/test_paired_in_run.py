@@ -147,8 +147,8 @@ def test_the_a_a_column_is_beyond_noise_in_the_rows_of_the_run_figure_and_nowher
     assert _beyond(t, "metal-aa") == {}
     within = [r for r in t.rows if (d := r.deltas.get("metal-aa")) and d.comparison.significant]
     assert within and all(r.deltas["metal-aa"].within_noise for r in within)
-    run2 = g.lab_run(tmp_path / "r2-lab-quick", seed=3, count=10, noise=0.002, metal_spell=("BenchmarkClock/clock=realtime/path=vdso", 1.05),
-                     rounds_record=True)
+    run2 = g.lab_run(tmp_path / "r2-lab-quick", seed=3, count=10, noise=0.002,
+                     metal_spell=("BenchmarkClock/clock=realtime/path=vdso", 1.05), rounds_record=True)
     t2 = _table(run2)
     figure = {(n, u) for n, u, _, _ in t2.noise[0].paired.beyond_rows}
     beyond = _beyond(t2, "metal-aa")

@@ -10,7 +10,7 @@ of runs before 2026-11-26, three rounds), keeps the unpaired rule's delta (decid
 
 from dataclasses import replace
 
-from ..decide import bandwidth, fastlevel, inrun, layers, paired, policy
+from ..decide import bandwidth, fastlevel, inrun, judgement, layers, paired, policy
 from ..results import round_record
 from ..results.targets import is_aa_control, is_lab_metal, metal_of
 from ..stats import Comparison, sensitivity
@@ -117,18 +117,17 @@ def decide_control(t, col, pm):
     own |Δ_AA|), so that compare, the report and `noise` count the same false alarms; its other significant
     rows are within noise. A row the rule calls beyond reads as a target's does: the fast level's change and
     p where that rule called it, else the signed-rank test's."""
-    fast = {(n, u): (pct, p) for n, u, pct, p in (pm.fast.beyond_rows if pm.fast is not None else [])}
-    rule = {}
-    for n, u, pct, p in pm.beyond_rows:
-        rule.setdefault((n, u), (pct, p))
+    # pm.beyond_rows holds the fast level's rows too (PairedModel.with_fast); those read as the fast level's
+    reading = {(n, u): (pct, p, policy.SIGNED_RANK) for n, u, pct, p in pm.beyond_rows}
+    reading.update({(n, u): (pct, p, policy.FAST_LEVEL) for n, u, pct, p in (pm.fast.beyond_rows if pm.fast else [])})
     rows = []
     for r in t.rows:
         d, key = r.deltas.get(col), (r.name, r.unit)
-        if d is None or (key not in rule and not (d.comparison.significant and not d.within_noise)):
+        if d is None or (key not in reading and not judgement.beyond(d)):
             rows.append(r)
             continue
-        if key in rule:
-            (pct, p), test = (fast[key], policy.FAST_LEVEL) if key in fast else (rule[key], policy.SIGNED_RANK)
+        if key in reading:
+            pct, p, test = reading[key]
             cmp = Comparison(p, d.comparison.n1, d.comparison.n2, t.alpha)
             new = Delta(cmp, pct, verdict(cmp, pct, r.higher_better), False, test=test)
         else:
