@@ -157,8 +157,8 @@ func probeGlibc() glibcInfo {
 	g := glibcInfo{}
 	loader, lerr := findLoader()
 	vtext := ""
-	if out, err := exec.Command("getconf", "GNU_LIBC_VERSION").Output(); err == nil {
-		vtext = string(out)
+	if out, err := getconf("GNU_LIBC_VERSION"); err == nil {
+		vtext = out
 	} else if lerr == nil {
 		out, _ := exec.Command(loader, "--version").Output()
 		vtext = string(out)
