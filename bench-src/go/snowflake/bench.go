@@ -10,12 +10,11 @@ import (
 	"time"
 )
 
-// Benchtimes per profile: smoke only proves the path works, in a tiny time
-// per design and GOMAXPROCS step (a time, not a count: where every clock read
-// is a trapped system call — the nested KVM host's hpet guest — a fixed 2000
-// IDs took 8.5 s of its 13 s repetition, 10 ms take a few; on metal the IDs
-// reach the per-millisecond floor as quick's do); quick keeps all designs ×
-// procs to a few seconds per repetition; full is the usual testing default.
+// Benchtimes per profile. smoke only proves the path works, so it is a tiny
+// time per design and GOMAXPROCS step, not a count: where every clock read is
+// a trapped system call (the nested KVM host's hpet guest) a fixed 2000 IDs
+// took 8.5 s of a 13 s repetition. quick keeps all designs × procs to a few
+// seconds per repetition; full is the usual testing default.
 var Benchtimes = map[string]string{"smoke": "10ms", "quick": "40ms", "full": "1s"}
 
 // WaitNote is the header's account of how the designs wait, so that a
