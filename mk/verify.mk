@@ -8,11 +8,14 @@
 #   make lab-verify                                         the newest lab run, every intervention
 #   make lab-verify LAB_VERIFY_RUN=<id> LAB_VERIFY_TARGETS="guest-hpet-clock container-*"
 #   make lab-verify LAB_VERIFY_REDERIVE=1                   the plan derived again with today's rules
+#   make lab-verify LAB_VERIFY_HOST=rack02                  a rack run: one host at a time, against its metal
 
 #> lab-verify: the run whose explanations are tested (empty: the newest lab run)
 LAB_VERIFY_RUN     ?=
 #> lab-verify: globs over the targets to measure (empty: every one)
 LAB_VERIFY_TARGETS ?=
+#> lab-verify: of a run of several rack hosts, the host to verify (empty: the host of LAB_VERIFY_TARGETS)
+LAB_VERIFY_HOST    ?=
 # Rounds of the verify run; TCG guests take the first 5 of them (the U test between a target and its fix needs 4 a side, and one spare).
 LAB_VERIFY_ROUNDS  ?= 5
 # What the end of lab-verify does to its intervention guests: paused (the next lab-verify resumes them) or
@@ -42,7 +45,7 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	$(if $(strip $(LAB_VERIFY_BUILD)),echo "==> lab-verify: $(LAB_VERIFY_BUILD)"; $(MAKE) --no-print-directory $(LAB_VERIFY_BUILD);) \
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
 	rm -rf $(LAB_VERIFY_DIR); \
-	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" \
+	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" --host "$(LAB_VERIFY_HOST)" \
 	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) $(if $(strip $(LAB_VERIFY_REDERIVE)),--rederive) \
 	  --write $(LAB_VERIFY_DIR)); \
 	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \

@@ -527,6 +527,55 @@ def test_the_command_writes_the_plan_files_and_judges_a_measured_run(cli, tmp_pa
     assert json.loads((runs / "2026-11-25T11-00-00Z-verify-quick" / "verdicts.json").read_text())["seconds"] == 75
 
 
+def _rack_run(runs, run_id, hosts, count=6, seed=7):
+    """A run of several rack hosts: per host {host: {target: header}}, metal-<host>, metal-aa-<host> and its
+    targets (named <target>-<host>), in rounds with a shared drift."""
+    run = runs / run_id
+    for host, targets in hosts.items():
+        one = _lab_run(runs / host, run_id, targets, count=count, seed=seed)
+        run.mkdir(parents=True, exist_ok=True)
+        for f in one.glob("*.txt"):
+            text = f.read_text().replace(f"target: {f.stem}\n", f"target: {f.stem}-{host}\n", 1)
+            (run / f"{f.stem}-{host}.txt").write_text(text)
+    return run
+
+
+def test_a_run_of_two_rack_hosts_is_verified_one_host_at_a_time(cli, tmp_path):
+    # a rack run (or `make kvm-lab` on two nested hosts): each host's targets against its own metal, with
+    # a plan of its own, and site.yml limited to that host, whose inventory must not provision the fixes
+    runs = tmp_path / "runs"
+    hpet = dict(resultgen.HPET_GUEST, **{"target-kind": "kvm-guest"})
+    run = _rack_run(runs, RUN, {"kvm01": {"guest-hpet-clock": hpet}, "kvm02": {"guest-hpet-clock": hpet}})
+    verify_cli = ("--results-dir", tmp_path, "lab", "verify", RUN, "--write", tmp_path / "f")
+    r = cli(*verify_cli)
+    assert r.code == 2 and "a run of 2 rack hosts (kvm01, kvm02) is verified one host at a time" in r.err, r.err
+    assert "no targets were named" in r.err
+    r = cli(*verify_cli, "--targets", "guest-hpet-clock")  # a glob over both hosts' guests
+    assert r.code == 2 and "the targets guest-hpet-clock run on 2 of them" in r.err, r.err
+    r = cli(*verify_cli, "--host", "kvm03")
+    assert r.code == 2 and "--host kvm03: this run has no metal-kvm03; expected one of its hosts kvm01, kvm02" in r.err
+    r = cli(*verify_cli, "--targets", "guest-hpet-clock-kvm02")
+    assert r.code == 0, r.err
+    assert r.out.split()[-2:] == ["--limit", "~^kvm02(\\.|$)"], r.out
+    plan = json.loads((run / "verify-plan-kvm02.json").read_text())
+    assert plan["reference"] == "metal-kvm02" and not (run / "verify-plan.json").exists()
+    assert {e["target"] for e in plan["explanations"]} == {"guest-hpet-clock-kvm02"}
+    bench = json.loads((tmp_path / "f" / "bench-vars.json").read_text())
+    assert bench["bench_targets_only"] == ["metal-kvm02", "guest-hpet-clock-kvm02", "guest-hpet-clock+clocksource-tsc-kvm02"]
+    # the other host gets a plan of its own; the first stays as it was
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--host", "kvm01", "--write", tmp_path / "g")
+    assert r.code == 0 and "~^kvm01(\\.|$)" in r.out.split(), r.err
+    assert json.loads((run / "verify-plan-kvm01.json").read_text())["reference"] == "metal-kvm01"
+    assert json.loads((run / "verify-plan-kvm02.json").read_text()) == plan
+    # the verify run measured kvm02 (its one metal): judged with kvm02's plan
+    fixed = {"guest-hpet-clock": hpet,
+             "guest-hpet-clock+clocksource-tsc": dict(hpet, clocksource="tsc", **{"clock-verdict-monotonic": "vdso"})}
+    _rack_run(runs, "2026-11-25T11-00-00Z-verify-quick", {"kvm02": fixed}, seed=8)
+    r = cli("--results-dir", tmp_path, "lab", "verify", RUN, "--measured", "2026-11-25T11-00-00Z-verify-quick")
+    assert r.code == 0, r.err
+    assert r.out.startswith("guest-hpet-clock-kvm02 vdso-fallback: verified by guest-hpet-clock+clocksource-tsc-kvm02"), r.out
+
+
 def test_fixes_that_closed_48_and_53_percent_with_overlapping_intervals_get_one_verdict():
     """Issue 56: vdso-fallback's fix closed 53 % of guest-hpet-clock's gap (verified) and 48 % of
     guest-nosmt's (partly), the same fix on the same evidence either side of a cut on the median.

@@ -285,6 +285,10 @@ def _parser(command=None):
     m.add_argument("--rounds", type=at_least(4), default=5,
                    help="rounds of the verify run for every target, TCG guests included (default 5; the U test "
                         "between two targets needs 4 each)")
+    m.add_argument("--host", default="", metavar="HOST",
+                   help="of a run of several rack hosts, the host to verify (each against its own metal, with a "
+                        "plan of its own, verify-plan-HOST.json); default: the host of the --targets, which must "
+                        "all run on one")
     m.add_argument("--rederive", action="store_true", help="derive the plan again even when the run has one")
     m.add_argument("--bisect", type=at_least(0), default=0, metavar="STEPS",
                    help="also vary one environment field at a time toward metal for the rows no rule explains, "

@@ -70,9 +70,14 @@ def verify_cmd(a, out, err):
     site.yml's arguments. With --measured: the verdicts of the verify run, stored with both runs."""
     if a.measured:
         run_dir = interventions.run_dir(a.run, a.results_dir)
-        plan = interventions.read_plan(run_dir)
+        host = None
+        if len(interventions.run_metals(run_dir)) > 1:
+            # a run of several rack hosts: the plan is that of the host the verify run measured (its one metal)
+            measured = interventions.hosts_of(interventions.run_metals(interventions.run_dir(a.measured, a.results_dir)))
+            host = interventions.verify_host(run_dir, host=next(iter(measured)) if len(measured) == 1 else None)
+        plan = interventions.read_plan(run_dir, host)
         if plan is None:
-            raise InputError(run_dir, f"no {interventions.PLAN_FILE}: run `vmparity lab verify {a.run}` first")
+            raise InputError(run_dir, f"no {interventions.plan_file(host)}: run `vmparity lab verify {a.run}` first")
         verify_dir = interventions.run_dir(a.measured, a.results_dir)
         result = verify.verdicts(verify_dir, plan, a.results_dir)
         verify.store(verify_dir, run_dir, result, plan, a.seconds)
@@ -89,15 +94,17 @@ def verify_cmd(a, out, err):
         out.write(terminal(f"verdicts stored in {verify_dir / verify.VERDICTS_FILE}; "
                            f"{run_dir / verify.LINKS_FILE} links to it") + "\n")
         return 0
-    run_dir, plan = interventions.plan_for(a.run, a.results_dir, rederive=a.rederive, bisect_budget=a.bisect)
     wanted = [t for t in a.targets.replace(",", " ").split() if t]
+    host = interventions.verify_host(interventions.run_dir(a.run, a.results_dir), wanted, a.host)
+    run_dir, plan = interventions.plan_for(a.run, a.results_dir, rederive=a.rederive, bisect_budget=a.bisect,
+                                           host=host)
     chosen = interventions.chosen(plan, wanted)
     for e in plan["explanations"]:
         what = (f"-> {e['intervention']}" + ("" if any(i["target"] == e["intervention"] for i in chosen) else " (not chosen)")
                 if e["intervention"] else f"not testable here: {e.get('not-testable')}")
         err.write(terminal(f"verify: {e['target']} {e['rule']} ({len(e['rows'])} rows) {what}") + "\n")
     if not chosen:
-        raise InputError(run_dir / interventions.PLAN_FILE,
+        raise InputError(run_dir / interventions.plan_file(host),
                          "no intervention to measure" + (f" among the targets {', '.join(wanted)}" if wanted else ""))
     if a.write:
         out.write(" ".join(verify.files(plan, chosen, a.write, a.rounds)) + "\n")

@@ -13,6 +13,7 @@ themselves, so `vmparity lab verify` measures the same interventions again
 from the stored run even after the variant files moved on.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -25,29 +26,82 @@ from ..errors import InputError
 from ..query.names import job_of
 from ..results import inputs, jsonfile
 from ..results.targets import (CONTAINER, KVM_GUEST, TCG_GUEST, container_variant, guest_variant, host_suffix,
-                               intervention_target, is_aa_control, is_lab_metal, matches)
+                               intervention_target, is_aa_control, is_lab_metal, matches, metal_of)
 from . import bisect, checkout, schema_file, variants, verify_schema
 
 PLAN_FILE = "verify-plan.json"
 FORMAT = verify_schema.PLAN_FORMAT
 
 
-def run_explanations(run, results_dir=None, rules=None, alpha=0.05):
+def hosts_of(metals):
+    """{rack host: its lab metal} of a run's metals (the local lab's `metal` has no host: {})."""
+    return {host_suffix(m)[1:]: m for m in metals if host_suffix(m)}
+
+
+def run_metals(run_dir):
+    """The lab metals of a stored run, by its files' names (nothing parsed)."""
+    return sorted(p.stem for p in Path(run_dir).glob("*.txt") if is_lab_metal(p.stem))
+
+
+def verify_host(run_dir, targets=(), host=None):
+    """The rack host whose targets a verify of this run measures, None for a run of one host (the local
+    lab, or one rack host: one plan, verify-plan.json, as ever). A rack run of several hosts is verified
+    one host at a time, each against its own metal: `host` names it, or the targets (globs) do when
+    they all run on one host; InputError otherwise."""
+    metals = run_metals(run_dir)
+    if len(metals) <= 1:
+        return None
+    hosts = hosts_of(metals)
+    if host:
+        if host not in hosts:
+            raise InputError(run_dir, f"--host {host}: this run has no metal-{host}; expected one of its hosts "
+                                      f"{', '.join(sorted(hosts))}")
+        return host
+    names = sorted(p.stem for p in Path(run_dir).glob("*.txt"))
+    of = {metal_of(t, metals) for t in names for g in targets if matches(t, g)} - {None}
+    if len(of) == 1:
+        return host_suffix(of.pop())[1:]
+    why = (f"the targets {', '.join(targets)} run on {len(of)} of them" if targets
+           else "no targets were named")
+    raise InputError(run_dir, f"a run of {len(hosts)} rack hosts ({', '.join(sorted(hosts))}) is verified one host "
+                              f"at a time, each against its own metal, and {why}: name one host (--host, "
+                              f"LAB_VERIFY_HOST) or targets of one host (--targets, LAB_VERIFY_TARGETS)")
+
+
+def plan_file(host=None):
+    """verify-plan.json; a run of several rack hosts keeps one plan per host, verify-plan-<host>.json,
+    so that verifying one host never overwrites another's plan."""
+    return PLAN_FILE if not host else f"verify-plan-{host}.json"
+
+
+def run_explanations(run, results_dir=None, rules=None, alpha=0.05, host=None):
     """(run directory, metal, [Explanation]) of every target of a stored run against its lab metal
     (the A/A control aside). A run of one host: the local lab, or one rack host (the nested KVM
-    host's `make kvm-lab`, whose targets carry `-kvm01`); a rack run has a metal per host."""
+    host's `make kvm-lab`, whose targets carry `-kvm01`); of a rack run (a metal per host), the
+    targets of `host` against that host's metal."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
-    targets = [rf.target for rf in loaded.files]
-    metals = [t for t in targets if is_lab_metal(t)]
+    metals = [rf.target for rf in loaded.files if is_lab_metal(rf.target)]
+    if host is not None:
+        loaded, metals = on_host(loaded, metals, host)
     if len(metals) != 1:
         raise InputError(loaded.path, f"expected one lab metal target (a run of one host: the local lab, or one "
-                                      f"rack host), found {len(metals)}: {', '.join(metals) or 'none'}")
+                                      f"rack host), found {len(metals)}: {', '.join(metals) or 'none'}; a run of "
+                                      "several rack hosts is verified one host at a time (--host)")
     t = table.build([loaded], by="target", alpha=alpha, baseline=metals[0])
     found = explain.explain(t, t.configs, rules if rules is not None else explain.load_rules())
     keep = [e for e in found.explanations if not is_aa_control(e.b) and e.b != metals[0]]
     return Path(loaded.path), metals[0], keep
+
+
+def on_host(loaded, metals, host):
+    """(the run with only the files of `host`'s targets, [its metal])."""
+    metal = hosts_of(metals).get(host)
+    if metal is None:
+        raise InputError(loaded.path, f"no metal-{host} in this run; expected one of its hosts "
+                                      f"{', '.join(sorted(hosts_of(metals))) or '(none: a run of the local lab)'}")
+    return dataclasses.replace(loaded, files=[rf for rf in loaded.files if metal_of(rf.target, metals) == metal]), [metal]
 
 
 def _cmdline_set(extra, changes):
@@ -236,15 +290,16 @@ def only_regex(jobs):
     return "^(" + "|".join(re.escape(j) for j in sorted(jobs)) + ")$"
 
 
-def write_plan(plan, run_dir):
-    path = Path(run_dir) / PLAN_FILE
+def write_plan(plan, run_dir, host=None):
+    path = Path(run_dir) / plan_file(host)
     jsonfile.write(path, plan, indent=2, run=run_dir)
     return path
 
 
-def read_plan(run_dir):
-    """The plan stored in a run, None when it has none; InputError when it is not one."""
-    path = Path(run_dir) / PLAN_FILE
+def read_plan(run_dir, host=None):
+    """The plan stored in a run (for `host` of a run of several rack hosts), None when it has none;
+    InputError when it is not one."""
+    path = Path(run_dir) / plan_file(host)
     if not os.path.lexists(path):  # a FIFO, a device or a link out of the run there is refused by the reader
         return None
     plan = jsonfile.read(path, f"cannot read the verify plan: {{error}}; expected JSON ({FORMAT})", run=run_dir)
@@ -274,25 +329,28 @@ def run_dir(run, results_dir=None):
     return Path(path)
 
 
-def plan_for(run, results_dir=None, rederive=False, bisect_budget=0, rules=None):
+def plan_for(run, results_dir=None, rederive=False, bisect_budget=0, rules=None, host=None):
     """(run directory, plan): the plan stored in the run, else derived from its explanations (and, with a
     bisection budget, bisection steps for the rows no rule explains) and stored there, so that verifying
-    the run again measures the same interventions."""
+    the run again measures the same interventions. `host`: of a run of several rack hosts, the one
+    verified (verify_host), with a plan of its own."""
     directory = run_dir(run, results_dir)
-    plan = None if rederive else read_plan(directory)
+    plan = None if rederive else read_plan(directory, host)
     if plan is not None and bisect_budget and plan.get("bisect", {}).get("budget", 0) < bisect_budget:
         plan = None  # a larger bisection than the stored plan's was asked for
     if plan is None:
         rules = rules if rules is not None else explain.load_rules()
-        directory, metal, found = run_explanations(directory, results_dir, rules)
+        directory, metal, found = run_explanations(directory, results_dir, rules, host=host)
         builder = Builder(directory, metal)
         derive(directory, metal, found, builder=builder)
         left_out = []
         if bisect_budget:
             loaded = inputs.load(directory, require_fingerprint=True)
+            if host is not None:
+                loaded, _ = on_host(loaded, [rf.target for rf in loaded.files if is_lab_metal(rf.target)], host)
             left_out = bisect.add(builder, bisect.unexplained(loaded, metal, rules), bisect_budget)
         plan = builder.plan()
         plan["bisect"] = {"budget": bisect_budget,
                           "left-out": [{"target": t, "field": f, "reason": r} for t, f, r in left_out]}
-        write_plan(plan, directory)
+        write_plan(plan, directory, host)
     return directory, plan

@@ -17,6 +17,7 @@ verify runs in `verifications.json`.
 
 import math
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -81,7 +82,14 @@ def files(plan, chosen, directory, rounds=5):
     for name, data in (("provision-vars.json", prov), ("bench-vars.json", bench)):
         jsonfile.write(directory / name, data, indent=2)
     args = ["-e", f"@{(directory / 'provision-vars.json').resolve()}", "-e", f"@{(directory / 'bench-vars.json').resolve()}"]
-    return args + (["--skip-tags", ",".join(skip)] if skip else [])
+    return args + (["--skip-tags", ",".join(skip)] if skip else []) + limit_to_host(suffix[1:])
+
+
+def limit_to_host(host):
+    """site.yml's --limit for the rack host a plan's targets run on (none for the local lab): the other
+    hosts of the inventory must not provision the derived variants, nor measure. Its inventory name is
+    the host's short name, or that name and a domain (the suffix is inventory_hostname_short)."""
+    return ["--limit", f"~^{re.escape(host)}(\\.|$)"] if host else []
 
 
 def rounds_by_kind(rounds, alpha=0.05):
