@@ -1,10 +1,12 @@
-# The KVM path on a machine without KVM: the rack bed's nested KVM host
-# (tests/rack/kvm_host.py), a TCG guest of the lab's image whose emulated CPU
-# has AMD-V, so libvirt inside it runs real KVM guests. It is one more rack
+# The KVM path on a machine without KVM: the rack bed's nested KVM hosts
+# (tests/rack/kvm_host.py), TCG guests of the lab's image whose emulated CPU
+# has AMD-V, so libvirt inside them runs real KVM guests. Each is one more rack
 # host to the controller: site.yml provisions it over SSH through the same
 # roles, and accel auto picks KVM there. docs/kvm.md.
 
 KVM_BED_DIR     ?= $(BUILD)/kvm-bed
+#> kvm-up, kvm-lab: the nested KVM hosts, a core each (kvm01 runs guest-nosmt, kvm02 guest-hpet-clock)
+KVM_HOSTS       ?= kvm01,kvm02
 # The nested host's guests are emulated underneath: a few rounds show what KVM
 # configures (topology, features, clock); timing needs real hardware. Four: the
 # fewest at which the U test can call a row different at all (4 a side at
@@ -32,13 +34,13 @@ KVM_VERIFY_ROUNDS ?= 5
 .PHONY: kvm-lab kvm-up kvm-down kvm-verify test-kvm
 TEST_TARGETS += test-kvm
 
-kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM host up (a TCG VM whose guests are KVM guests) and leave it to try; kvm-down removes it
-	$(PY) tests/rack/bed.py up --dir $(KVM_BED_DIR) --hosts kvm01
-	@echo "kvm-up: the nested KVM host kvm01 is up. As from a laptop:"
+kvm-up: $(STAMPS)/venv bench image ## Bring the nested KVM hosts up (TCG VMs whose guests are KVM guests) and leave them to try; kvm-down removes them
+	$(PY) tests/rack/bed.py up --dir $(KVM_BED_DIR) --hosts $(KVM_HOSTS)
+	@echo "kvm-up: the nested KVM hosts $(KVM_HOSTS) are up. As from a laptop:"
 	@echo "  $(KVM_LAPTOP) ssh kvm01 virsh list --all"
 	@echo "  $(KVM_LAPTOP) ansible-playbook -i $(KVM_BED_DIR)/inventory ansible/playbooks/site.yml -e bench_profile=smoke"
 
-kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds or in LAB_MINUTES, report
+kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM hosts, their KVM guests (nosmt, hpet-clock) checked against their variants, KVM_PROFILE (smoke) in KVM_ROUNDS rounds or in LAB_MINUTES, report
 	@set -euo pipefail; start=$$(date +%s); \
 	run_id="$(KVM_RUN_ID)"; [ -n "$$run_id" ] || run_id=$$(date -u +%Y-%m-%dT%H-%M-%SZ)-kvm-$(KVM_PROFILE); \
 	$(KVM_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml -e bench_profile=$(KVM_PROFILE) -e bench_run_id=$$run_id \
@@ -46,13 +48,20 @@ kvm-lab: kvm-up ## The KVM path end to end here: the nested KVM host, its KVM gu
 	  $(LAB_ARGS); \
 	echo "kvm-lab: site.yml took $$(( $$(date +%s) - start ))s$(if $(KVM_MINUTES), (budget $(KVM_MINUTES) min)); report in $(RESULTS_DIR)/runs/$$run_id/ (report.md, report.html)"
 
-kvm-verify: kvm-up ## Test a kvm-lab run's explanations on KVM guests: each fix (clocksource, tunable, topology) applied to a copy of its guest on the nested host, measured again, verdicts stored (make lab-verify's method)
-	@$(MAKE) --no-print-directory lab-verify LAB_VERIFY_ANSIBLE='$(KVM_ANSIBLE)' LAB_VERIFY_RUNS=-kvm- \
-	  LAB_VERIFY_RUN=$(KVM_VERIFY_RUN) LAB_VERIFY_ROUNDS=$(KVM_VERIFY_ROUNDS) LAB_VERIFY_PROFILE=$(KVM_PROFILE) \
-	  LAB_VERIFY_DIR=$(KVM_BED_DIR)/verify LAB_VERIFY_BUILD=
+# A run of several hosts is verified one host at a time (lab-verify's LAB_VERIFY_HOST): each host in turn,
+# unless LAB_VERIFY_TARGETS or LAB_VERIFY_HOST names one.
+kvm_verify_hosts = $(if $(strip $(LAB_VERIFY_TARGETS) $(LAB_VERIFY_HOST)),$(or $(LAB_VERIFY_HOST),-),$(subst $(comma), ,$(KVM_HOSTS)))
+comma := ,
 
-kvm-down: $(STAMPS)/venv ## Remove the nested KVM host of kvm-up/kvm-lab and its guests (its disk stays as a cache; twice is harmless)
+kvm-verify: kvm-up ## Test a kvm-lab run's explanations on KVM guests: each fix (clocksource, tunable, topology) applied to a copy of its guest on its nested host, measured again, verdicts stored (make lab-verify's method)
+	@rc=0; for h in $(kvm_verify_hosts); do \
+	  $(MAKE) --no-print-directory lab-verify LAB_VERIFY_ANSIBLE='$(KVM_ANSIBLE)' LAB_VERIFY_RUNS=-kvm- \
+	    LAB_VERIFY_RUN=$(KVM_VERIFY_RUN) LAB_VERIFY_ROUNDS=$(KVM_VERIFY_ROUNDS) LAB_VERIFY_PROFILE=$(KVM_PROFILE) \
+	    LAB_VERIFY_DIR=$(KVM_BED_DIR)/verify LAB_VERIFY_BUILD= LAB_VERIFY_HOST=$${h#-} || rc=$$?; \
+	done; exit $$rc
+
+kvm-down: $(STAMPS)/venv ## Remove the nested KVM hosts of kvm-up/kvm-lab and their guests (their disk stays as a cache; twice is harmless)
 	$(PY) tests/rack/bed.py down --dir $(KVM_BED_DIR)
 
-test-kvm: $(STAMPS)/venv bench image ## The KVM path end to end on the nested KVM host: KVM guests provisioned over SSH, checked, measured, explained; a variant the CPU lacks refused; teardown
+test-kvm: $(STAMPS)/venv bench image ## The KVM path end to end on the nested KVM hosts: KVM guests provisioned over SSH, checked, measured, explained; a variant the CPU lacks refused; teardown
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m rack tests/rack/test_kvm.py $(KVM_TEST_ARGS)

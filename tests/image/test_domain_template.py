@@ -89,3 +89,15 @@ def test_tcg_keeps_topoext_off_the_require_list(tmp_path):
     _, dom = _render(tmp_path, "smt-topoext", "kvm")
     assert dom.find("cpu").get("mode") == "host-passthrough"
     assert dom.find("cpu/feature[@name='topoext']").get("policy") == "require"
+
+
+def test_first_cpu_moves_the_pinning_along(tmp_path):
+    # two one-vCPU domains of one machine (the rack bed's nested KVM hosts) each get a CPU of their own
+    def pins(first_cpu, host_cpus):
+        xml = render("nosmt", VARIANTS["nosmt"], accel="qemu", ssh_port=22022, image_dir=tmp_path,
+                     overlay=tmp_path / "o.qcow2", console_log=tmp_path / "c.log", seed_disk=None,
+                     host_cpus=host_cpus, first_cpu=first_cpu)
+        return [int(p.get("cpuset")) for p in ET.fromstring(xml).findall("cputune/vcpupin")]
+    assert pins(0, 4) == [0, 1]
+    assert pins(1, 4) == [1, 2]
+    assert pins(3, 4) == [3, 0]  # wraps around the host's CPUs

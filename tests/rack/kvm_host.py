@@ -260,7 +260,8 @@ def _variant(accel: str = "qemu") -> dict:
     return variants.effective(variants.load_guests(VARIANT_FILE)["kvm-host"], accel)
 
 
-def start(conn, bed: Path, host: str, ssh_port: int, disk_dir: Path, lab_image: Path, pubkey_file: Path) -> None:
+def start(conn, bed: Path, host: str, ssh_port: int, disk_dir: Path, lab_image: Path, pubkey_file: Path,
+          first_cpu: int = 0) -> None:
     """Define and boot the host unless the bed's own domain of this disk already runs."""
     import libvirt
     from vmparity.lab import domain_xml
@@ -268,7 +269,7 @@ def start(conn, bed: Path, host: str, ssh_port: int, disk_dir: Path, lab_image: 
     d = host_dir(bed, host)
     d.mkdir(parents=True, exist_ok=True)
     overlay, seed, console = d / "overlay.qcow2", d / "seed.img", d / "console.log"
-    made_of = f"{disk_dir.name} {pubkey_file.read_text().strip()} {ssh_port} {VARIANT_FILE.read_text()}\n"
+    made_of = f"{disk_dir.name} {pubkey_file.read_text().strip()} {ssh_port} {first_cpu} {VARIANT_FILE.read_text()}\n"
     name = domain_name(host)
     try:
         dom = conn.lookupByName(name)
@@ -285,7 +286,7 @@ def start(conn, bed: Path, host: str, ssh_port: int, disk_dir: Path, lab_image: 
                     str(overlay)], check=True)
     subprocess.run([str(MAKE_SEED), str(seed), str(pubkey_file), host, str(host_key(bed, host))], check=True)
     xml = domain_xml.render("kvm-host", _variant(), accel="qemu", ssh_port=ssh_port, image_dir=lab_image,
-                            overlay=overlay, console_log=console, seed_disk=seed, name=name)
+                            overlay=overlay, console_log=console, seed_disk=seed, name=name, first_cpu=first_cpu)
     (d / "domain.xml").write_text(xml)
     _log(f"{host}: booting kvm host {name} (TCG, ssh 127.0.0.1:{ssh_port})")
     conn.defineXML(xml).create()
