@@ -81,6 +81,9 @@ def test_site_yml_runs_kvm_guests_checked_against_their_variants(laptop):
                               "-e", f"bench_run_id={RUN}", timeout=1500)
     assert rc == 0, out[-3000:]
     assert "guests run under TCG emulation" not in out, "accel auto chose TCG"  # guests role, accel.yml
+    # the two hosts booted their guests at once: one boot batch for both, not one host after the other
+    batches = [line for line in out.splitlines() if line.startswith("included: ") and "/boot_batch.yml for " in line]
+    assert any(all(h.name in line for h in HOSTS) for line in batches), batches
     # its guests were reached through OpenSSH's shared connection (the inventory's guests_connection),
     # not Mitogen's Python: a control socket per guest's port, which kvm-verify's run reuses
     sockets = {p.name.split("-")[0] for p in (laptop.root / "bed" / "laptop-home" / ".ansible" / "cp").glob("*")}
