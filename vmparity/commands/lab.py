@@ -70,11 +70,7 @@ def verify_cmd(a, out, err):
     site.yml's arguments. With --measured: the verdicts of the verify run, stored with both runs."""
     if a.measured:
         run_dir = interventions.run_dir(a.run, a.results_dir)
-        host = None
-        if len(interventions.run_metals(run_dir)) > 1:
-            # a run of several rack hosts: the plan is that of the host the verify run measured (its one metal)
-            measured = interventions.hosts_of(interventions.run_metals(interventions.run_dir(a.measured, a.results_dir)))
-            host = interventions.verify_host(run_dir, host=next(iter(measured)) if len(measured) == 1 else None)
+        host = interventions.measured_host(run_dir, a.measured, a.results_dir)
         plan = interventions.read_plan(run_dir, host)
         if plan is None:
             raise InputError(run_dir, f"no {interventions.plan_file(host)}: run `vmparity lab verify {a.run}` first")

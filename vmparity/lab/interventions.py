@@ -79,29 +79,44 @@ def run_explanations(run, results_dir=None, rules=None, alpha=0.05, host=None):
     (the A/A control aside). A run of one host: the local lab, or one rack host (the nested KVM
     host's `make kvm-lab`, whose targets carry `-kvm01`); of a rack run (a metal per host), the
     targets of `host` against that host's metal."""
+    loaded, metal = host_run(run, results_dir, host)
+    return Path(loaded.path), metal, explanations_of(loaded, metal, rules, alpha)
+
+
+def host_run(run, results_dir=None, host=None):
+    """(the stored run, loaded; its one lab metal): of a rack run of several hosts, only the files of
+    `host`'s targets, read once for the explanations and the bisection alike."""
     loaded = inputs.load(run, results_dir, require_fingerprint=True)
     if not loaded.is_run:
         raise InputError(run, "expected a run directory or run-id, not a single file")
     metals = [rf.target for rf in loaded.files if is_lab_metal(rf.target)]
     if host is not None:
-        loaded, metals = on_host(loaded, metals, host)
+        metal = hosts_of(metals).get(host)
+        if metal is None:  # verify_host names the hosts to a user; this guards the other callers
+            raise InputError(loaded.path, f"no metal-{host} in this run")
+        loaded = dataclasses.replace(loaded, files=[rf for rf in loaded.files if metal_of(rf.target, metals) == metal])
+        metals = [metal]
     if len(metals) != 1:
         raise InputError(loaded.path, f"expected one lab metal target (a run of one host: the local lab, or one "
                                       f"rack host), found {len(metals)}: {', '.join(metals) or 'none'}; a run of "
                                       "several rack hosts is verified one host at a time (--host)")
-    t = table.build([loaded], by="target", alpha=alpha, baseline=metals[0])
+    return loaded, metals[0]
+
+
+def explanations_of(loaded, metal, rules=None, alpha=0.05):
+    """[Explanation] of every target of a loaded run against `metal`, the A/A control aside."""
+    t = table.build([loaded], by="target", alpha=alpha, baseline=metal)
     found = explain.explain(t, t.configs, rules if rules is not None else explain.load_rules())
-    keep = [e for e in found.explanations if not is_aa_control(e.b) and e.b != metals[0]]
-    return Path(loaded.path), metals[0], keep
+    return [e for e in found.explanations if not is_aa_control(e.b) and e.b != metal]
 
 
-def on_host(loaded, metals, host):
-    """(the run with only the files of `host`'s targets, [its metal])."""
-    metal = hosts_of(metals).get(host)
-    if metal is None:
-        raise InputError(loaded.path, f"no metal-{host} in this run; expected one of its hosts "
-                                      f"{', '.join(sorted(hosts_of(metals))) or '(none: a run of the local lab)'}")
-    return dataclasses.replace(loaded, files=[rf for rf in loaded.files if metal_of(rf.target, metals) == metal]), [metal]
+def measured_host(directory, measured, results_dir=None):
+    """The host whose plan the verify run `measured` measured: None for a run of one host; of a rack run of
+    several, the host of the verify run's one metal (a verify measures one host at a time)."""
+    if len(run_metals(directory)) <= 1:
+        return None
+    measured = hosts_of(run_metals(run_dir(measured, results_dir)))
+    return verify_host(directory, host=next(iter(measured)) if len(measured) == 1 else None)
 
 
 def _cmdline_set(extra, changes):
@@ -340,14 +355,12 @@ def plan_for(run, results_dir=None, rederive=False, bisect_budget=0, rules=None,
         plan = None  # a larger bisection than the stored plan's was asked for
     if plan is None:
         rules = rules if rules is not None else explain.load_rules()
-        directory, metal, found = run_explanations(directory, results_dir, rules, host=host)
+        loaded, metal = host_run(directory, results_dir, host)
+        directory = Path(loaded.path)
         builder = Builder(directory, metal)
-        derive(directory, metal, found, builder=builder)
+        derive(directory, metal, explanations_of(loaded, metal, rules), builder=builder)
         left_out = []
         if bisect_budget:
-            loaded = inputs.load(directory, require_fingerprint=True)
-            if host is not None:
-                loaded, _ = on_host(loaded, [rf.target for rf in loaded.files if is_lab_metal(rf.target)], host)
             left_out = bisect.add(builder, bisect.unexplained(loaded, metal, rules), bisect_budget)
         plan = builder.plan()
         plan["bisect"] = {"budget": bisect_budget,
