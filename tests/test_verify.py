@@ -187,6 +187,23 @@ def test_each_intervention_target_runs_only_the_jobs_of_its_own_rows(tmp_path):
     assert verify.rounds_by_kind(4) == {} and verify.rounds_by_kind(3) == {}
 
 
+def test_memcpy_measures_only_from_the_smallest_copy_a_verdict_judges(tmp_path):
+    # the NT threshold's rows are the large copies: the verify run's memcpy starts at the smallest of
+    # them (benchrun --memcpy-min-size), on every target; a fix whose rows have no copy leaves every size
+    guest = dict(resultgen.HPET_GUEST, target="guest-hpet-clock", **{
+        "nt-threshold": resultgen.NOSMT_GUEST["nt-threshold"], "threads-per-core": "1", "topoext": "no"})
+    rows = [_finding("BenchmarkMemcpy/link=static/tunable=default/size=16777216"),
+            _finding("BenchmarkMemcpy/link=static/tunable=default/size=10485760"),
+            _finding("BenchmarkClock/clock=monotonic/path=vdso")]
+    plan = _plan(tmp_path, _explained(explain.load_rules(), guest, rows))
+    nt = _item(plan, _entry(plan, "guest-hpet-clock", "nt-threshold")["intervention"])
+    tsc = _item(plan, _entry(plan, "guest-hpet-clock", "vdso-fallback")["intervention"])
+    for chosen, size in (([nt, tsc], 10485760), ([nt], 10485760), ([tsc], 0)):
+        verify.files(plan, chosen, tmp_path / "files")
+        bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
+        assert bench["bench_memcpy_min_size_planned"] == size, [i["target"] for i in chosen]
+
+
 def test_interventions_on_the_same_rows_are_each_measured_on_all_of_them():
     # when two rules claim the same rows, the verdict says which fix carries them (carried-by):
     # each intervention measures the rows of the other as well, and nothing of a third explanation

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..results import inputs, jsonfile
 from ..results.targets import TCG_GUEST, container_variant, guest_variant, host_suffix
 from ..stats import utest
-from . import interventions, verify_schema
+from . import added_rounds, interventions, verify_schema
 
 VERDICTS_FILE = "verdicts.json"
 LINKS_FILE = "verifications.json"
@@ -78,11 +78,20 @@ def files(plan, chosen, directory, rounds=5):
              "bench_only_by_target": {t: only[t] for t in targets if t in only},
              "bench_env_targets": [{"target": i["target"], "of": i["of"], "env": i["env"]}
                                    for i in chosen if i["kind"] == "env"],
-             "bench_count": rounds, "bench_rounds_by_kind": rounds_by_kind(rounds)}
+             "bench_count": rounds, "bench_rounds_by_kind": rounds_by_kind(rounds),
+             "bench_memcpy_min_size_planned": judged_copy_size(plan, chosen)}
     for name, data in (("provision-vars.json", prov), ("bench-vars.json", bench)):
         jsonfile.write(directory / name, data, indent=2)
     args = ["-e", f"@{(directory / 'provision-vars.json').resolve()}", "-e", f"@{(directory / 'bench-vars.json').resolve()}"]
     return args + (["--skip-tags", ",".join(skip)] if skip else []) + limit_to_host(suffix[1:])
+
+
+def judged_copy_size(plan, chosen):
+    """The smallest memcpy copy among the rows the verdicts judge (the explanations of the chosen
+    interventions), for benchrun --memcpy-min-size: no verdict reads a smaller copy (0: every size)."""
+    measured = {i["target"] for i in chosen}
+    return added_rounds.memcpy_min_size([name for e in plan["explanations"] if e["intervention"] in measured
+                                         for name, _ in e["rows"]])
 
 
 def limit_to_host(host):
