@@ -38,9 +38,14 @@ def hosts_of(metals):
     return {host_suffix(m)[1:]: m for m in metals if host_suffix(m)}
 
 
+def target_names(run_dir):
+    """The targets of a stored run, by its files' names (nothing parsed)."""
+    return sorted(p.stem for p in Path(run_dir).glob("*.txt"))
+
+
 def run_metals(run_dir):
-    """The lab metals of a stored run, by its files' names (nothing parsed)."""
-    return sorted(p.stem for p in Path(run_dir).glob("*.txt") if is_lab_metal(p.stem))
+    """The lab metals of a stored run, by its files' names."""
+    return [t for t in target_names(run_dir) if is_lab_metal(t)]
 
 
 def verify_host(run_dir, targets=(), host=None):
@@ -48,7 +53,8 @@ def verify_host(run_dir, targets=(), host=None):
     lab, or one rack host: one plan, verify-plan.json, as ever). A rack run of several hosts is verified
     one host at a time, each against its own metal: `host` names it, or the targets (globs) do when
     they all run on one host; InputError otherwise."""
-    metals = run_metals(run_dir)
+    names = target_names(run_dir)
+    metals = [t for t in names if is_lab_metal(t)]
     if len(metals) <= 1:
         return None
     hosts = hosts_of(metals)
@@ -57,7 +63,6 @@ def verify_host(run_dir, targets=(), host=None):
             raise InputError(run_dir, f"--host {host}: this run has no metal-{host}; expected one of its hosts "
                                       f"{', '.join(sorted(hosts))}")
         return host
-    names = sorted(p.stem for p in Path(run_dir).glob("*.txt"))
     of = {metal_of(t, metals) for t in names for g in targets if matches(t, g)} - {None}
     if len(of) == 1:
         return host_suffix(of.pop())[1:]
