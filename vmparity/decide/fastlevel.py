@@ -11,8 +11,9 @@ spells leave alone: per row and target,
 
     level  = the quartile of the row's log values on the fast side (the lower
              for a time, the upper for a rate), over every round it measured
-    se     = half the distance between the order statistics one binomial sd
-             either side of the quartile's rank (distribution-free)
+    se     = the quartile's Maritz-Jarrett standard error (distribution-free: the
+             spread of the order statistics it interpolates over every resample
+             of the rounds, computed exactly)
     change = level(target) - mean(level(metal), level(metal-aa))
 
 calibrated on the A/A pair as the paired rule is: each family's median se of
@@ -35,6 +36,7 @@ the same A/A pair, whose rows either rule calls beyond are the run's A/A
 figure (docs/noise.md, "The fast level").
 """
 
+import functools
 import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -46,7 +48,6 @@ from .noise import FLOOR_PCT, family_scales
 
 QUANTILE = 0.25  # the fast side's quartile: a quarter of the rounds at the fast level fix it
 MIN_ROUNDS = 6  # fewer values per side say too little of a quartile
-RANK_SD = 1.0  # the se's order statistics: this many binomial sd of the quartile's rank either side
 # The band in λ-scaled standard errors: wider than the paired rule's 2, since a row is beyond
 # when either rule says so. On the four noisy runs of 2026-11-28 (11-56-14Z … 13-16-45Z) 2.5 kept
 # the A/A rows and the containers' unexplained rows beyond noise where the paired rule alone had
@@ -74,11 +75,31 @@ def level(values, higher_better):
     n = len(y)
     at = QUANTILE * (n - 1)
     lo = int(math.floor(at))
-    value = y[lo] + (y[min(lo + 1, n - 1)] - y[lo]) * (at - lo)
-    rank, sd = n * QUANTILE, RANK_SD * math.sqrt(n * QUANTILE * (1 - QUANTILE))
-    below = max(0, int(math.floor(rank - sd)))
-    above = min(n - 1, int(math.ceil(rank + sd)) - 1)
-    return Level(float(value), float(y[above] - y[below]) / 2, n)
+    hi, f = min(lo + 1, n - 1), at - lo
+    value = y[lo] + (y[hi] - y[lo]) * f
+    # the interpolation's se, its two order statistics taken as fully correlated (an upper bound)
+    se = (1 - f) * _order_statistic_se(y, lo) + f * _order_statistic_se(y, hi)
+    return Level(float(value), float(se), n)
+
+
+def _order_statistic_se(y, k):
+    """Maritz-Jarrett standard error of the k-th (0-based) of the sorted values y: the sd of that
+    order statistic over every resample of y, computed exactly (no random draws). It replaces half
+    the distance between the order statistics a binomial sd either side of the rank, which could
+    not see two levels: with six rounds it read the 1st to 3rd values, and when one side drew a
+    row's lower level three times those sat on that level, its se a third of the level's step."""
+    w = _mj_weights(len(y), k)
+    mean = float(w @ y)
+    return math.sqrt(max(0.0, float(w @ (y - mean) ** 2)))
+
+
+@functools.lru_cache(maxsize=None)
+def _mj_weights(n, k):
+    """P(the k-th of a resample of n values is the i-th): P(Bin(n, (i+1)/n) > k) - P(Bin(n, i/n) > k)."""
+    def above_k(p):
+        return sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k + 1, n + 1))
+    cdf = [above_k(i / n) for i in range(n + 1)]
+    return np.array([cdf[i + 1] - cdf[i] for i in range(n)])
 
 
 @dataclass(frozen=True)
