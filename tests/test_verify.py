@@ -319,6 +319,22 @@ def test_a_fix_that_closes_half_the_gap_at_the_stated_share_is_verified_and_less
     assert third.verdict == "partly" and third.share == pytest.approx(1 / 3) and "33%" in reason(third)
 
 
+def test_a_fix_that_took_the_rows_to_within_noise_of_metal_is_verified_though_few_moves_passed_the_u_test():
+    """container-nolimit's system-call clock rows on 2026-12-06T19-52-40Z-verify-quick: +8.4 to +14.3 %
+    before the seccomp fix, -0.1 to +0.7 % after, all 14 within noise of metal; one slow repetition on
+    each side left the U test between the target and its fix at p = 0.095 (five values each) on 12
+    of them. container-quota's same rows, 12 moved, were verified: so is this."""
+    rows = [verification.RowEffect(f"BenchmarkClock/i={i}", "ns/op", 8.5, 0.1, True, False, i < 2, band=1.0)
+            for i in range(14)]
+    v = verification.judge(rows)
+    assert v.verdict == "verified" and (v.moved, v.closed) == (2, 14) and v.share_interval[0] > 0.85, v
+    assert "2 of 14 row(s) moved" in reason(v) and "14 now within noise" in reason(v)
+    # closed to within noise, but with a band as wide as half the gap: not shown to be half of it
+    wide = verification.judge([verification.RowEffect(f"BenchmarkClock/i={i}", "ns/op", 4.0, 0.5, True, False,
+                                                      False, band=3.0) for i in range(14)])
+    assert wide.verdict != "verified" and wide.share_interval[0] < 0.5
+
+
 def test_a_fix_that_changes_nothing_is_refuted():
     v = verification.judge(_effects(100.0, 98.0, moved=False))
     assert v.verdict == "refuted" and "changed none of 4" in reason(v)

@@ -20,10 +20,16 @@ The rule, over the rows whose difference showed again (before beyond noise):
   the target and its fix over the row's gap (a move within that band is
   noise, so the share is known no better than that; 0 where the band is not
   known);
-- **verified**: at least half the rows moved toward metal beyond noise, and
-  either at least half of them are now within noise of metal or the share's
-  whole interval lies at or above VERIFIED_SHARE (50 %): shown, as a seed
-  verdict is shown when its whole interval clears the bar;
+- **verified**: the share's whole interval lies at or above VERIFIED_SHARE
+  (50 %), and at least half the rows either moved toward metal beyond noise
+  or are now within noise of metal: shown, as a seed verdict is shown when
+  its whole interval clears the bar. Either half will do: a row the fix took
+  from beyond noise of metal to within it has closed its gap by the run's
+  own rule, even where one slow repetition a side leaves the U test between
+  the target and its fix short of α at five values each (container-nolimit's
+  system-call clock rows on `2026-12-06T19-52-40Z-verify-quick`: 14 of 14
+  within noise of metal after the fix, 100 % of the gap closed, 88 … 111 %,
+  and 2 of 14 "moved", where container-quota's were 12 of 14);
 - **partly**: some row moved toward metal beyond noise and the median share
   is above 0, short of verified; the share and its interval are given. A cut
   on the interval, not on the median: two guests whose fixes closed 48 % and
@@ -140,7 +146,7 @@ def judge(effects):
     n = len(shown)
     base = dict(share=share, share_interval=(low, high), rows=n, moved=moved, closed=closed, effects=effects,
                 measured=len(effects))
-    if 2 * moved >= n and (2 * closed >= n or low >= VERIFIED_SHARE - 1e-9):
+    if low >= VERIFIED_SHARE - 1e-9 and (2 * moved >= n or 2 * closed >= n):
         return Verdict("verified", why=CLOSED, **base)
     if moved and share > 0:
         return Verdict("partly", why=SOME_CLOSED, **base)

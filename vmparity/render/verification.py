@@ -19,8 +19,8 @@ def reason(v):
     if v.why == v_.NOT_SHOWN:
         return f"the explained difference did not show beyond noise in this run ({v.measured} row(s) measured)"
     if v.why == v_.CLOSED:
-        return (f"the fix moved {v.moved} of {v.rows} row(s) toward metal beyond noise, {v.closed} now within noise "
-                f"of it; median share of the gap closed {_closed(v)}")
+        return (f"the fix closed {_closed(v)} of the gap (median), at least half of it; {v.moved} of {v.rows} row(s) "
+                f"moved toward metal beyond noise, {v.closed} now within noise of it")
     if v.why == v_.SOME_CLOSED:
         return (f"the fix moved {v.moved} of {v.rows} row(s) toward metal beyond noise and closed {_closed(v)} of the "
                 f"gap (median), not shown to be {v_.VERIFIED_SHARE:.0%} or more")
