@@ -52,6 +52,8 @@ MIN_ROUNDS = 6  # fewer values per side say too little of a quartile
 # when either rule says so. On the four noisy runs of 2026-11-28 (11-56-14Z … 13-16-45Z) 2.5 kept
 # the A/A rows and the containers' unexplained rows beyond noise where the paired rule alone had
 # them (4-8 and 4-27 of 426; 2 added 0-4 and 0-6) and found +10 % in 91-99 % of planted rows.
+# With the Maritz-Jarrett se (2026-12-06), on the ablation's ten stored runs: A/A rows beyond
+# 0.92 % at 2.5 (the paired rule's own figure), 1.17 % at 2.25, 1.64 % at 2 (docs/noise.md).
 K_FAST = 2.5
 Z_POWER = NormalDist().inv_cdf(0.8)  # the minimum detectable effect's power, as sensitivity.POWER
 _NORMAL = NormalDist()
