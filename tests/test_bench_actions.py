@@ -8,6 +8,7 @@ localhost (no daemon involved), that they work as tasks."""
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -210,10 +211,78 @@ def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp
 def test_the_rounds_run_benchrun_without_python_on_the_target():
     tasks = _tasks(ROLE / "tasks" / "run_target.yml")
     runs = [t for t in tasks if "vmparity_run" in t]
-    assert len(runs) == 1 and runs[0]["vmparity_run"] == {"argv": "{{ bench_benchrun_argv }}",
-                                                          "env": "{{ bench_benchrun_env }}"}
+    assert len(runs) == 1
+    assert {k: runs[0]["vmparity_run"][k] for k in ("argv", "env")} == {"argv": "{{ bench_benchrun_argv }}",
+                                                                       "env": "{{ bench_benchrun_env }}"}
+    # benchrun's last line, its own time, is what the controller's is checked against
+    line = "benchrun: wrote - (2 result lines, profile smoke, count 1) in 12.3s"
+    assert re.search(runs[0]["vmparity_run"]["clock_check"], line).group(1) == "12.3"
     assert runs[0]["delegate_to"] == "{{ bench_target.host }}"
     assert not [t["name"] for t in tasks if "ansible.builtin.command" in t or "environment" in t]
+
+
+def test_a_clock_that_did_not_keep_time_is_named_either_way_and_a_right_one_passes():
+    disagreement = _plugin("vmparity_run", "vmparity").clock_disagreement
+    said = "[1/2] rep 1/1 clock ... 0.10s\nbenchrun: wrote - (9 result lines, profile verify, count 1) in {}s"
+    pattern = r"benchrun: wrote .* in ([0-9.]+)s$"
+    # the nested host's freshly booted guest: 198 s on the controller's clock, 0.2 s on its own
+    slow = disagreement(pattern, said.format("0.2"), 198.0)
+    assert slow and "ran slow" in slow and "0.2 s" in slow and "198.0 s" in slow
+    assert "ran fast" in disagreement(pattern, said.format("60.0"), 20.0)
+    # connection and start-up on a busy TCG guest are allowed for: 12 s around 3 s of its own
+    assert disagreement(pattern, said.format("3.0"), 12.0) is None
+    assert disagreement(pattern, said.format("25.1"), 27.9) is None
+    # the last such line counts; none at all (a program that does not time itself) is no disagreement
+    assert disagreement(pattern, said.format("0.2") + "\n" + said.format("190.0"), 198.0) is None
+    assert disagreement(pattern, "benchrun: memcpy failed", 198.0) is None
+
+
+CLOCK_CHECK_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        # says it took no time at all, though it slept 2 s: at its first run only, or every time
+        lie: >-
+          n=$(cat {{ playbook_dir }}/runs 2>/dev/null || echo 0); echo $((n + 1)) > {{ playbook_dir }}/runs;
+          sleep 2; echo "value $n"; if [ "$n" -lt "$1" ]; then s=0.0; else s=2.0; fi;
+          echo "benchrun: wrote - (1 result lines, profile smoke, count 1) in ${s}s" >&2
+      tasks:
+        - name: Load the guests role (its plugins and its dependency's), run none of its tasks
+          ansible.builtin.import_role:
+            name: guests
+            tasks_from: clock.yml
+          when: false
+        - name: Run one whose clock is wrong {{ wrong }} time(s)
+          vmparity_run:
+            argv: [sh, -c, "{{ lie }}", sh, "{{ wrong }}"]
+            clock_check: 'benchrun: wrote .* in ([0-9.]+)s$'
+            clock_ratio: 1.2
+            clock_slack: 0.5
+          register: ran
+          ignore_errors: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ ran | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+@pytest.mark.parametrize("wrong", [0, 1, 2])
+def test_a_run_whose_clock_disagrees_is_made_once_more_and_fails_if_it_disagrees_again(tmp_path, wrong):
+    (tmp_path / "play.yml").write_text(CLOCK_CHECK_PLAY)
+    run = _playbook(tmp_path / "play.yml", "-e", f"wrong={wrong}")
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    runs = int((tmp_path / "runs").read_text())
+    if wrong == 0:
+        assert runs == 1 and not said.get("failed") and "clock_retried" not in said and said["stdout"] == "value 0"
+    elif wrong == 1:
+        # the second run is the one kept: its output, its times
+        assert runs == 2 and not said.get("failed") and said["stdout"] == "value 1", said
+        assert "ran slow" in said["clock_retried"]
+        assert "ran slow" in run.stdout + run.stderr  # the warning the user sees
+    else:
+        assert runs == 2 and said["failed"] and "ran slow" in said["msg"] and "twice" in said["msg"], said
 
 
 DEPLOY_PLAY = textwrap.dedent("""\
