@@ -116,6 +116,16 @@ def test_bad_rules_file_is_named(tmp_path):
         explain.load_rules(p)
 
 
+@pytest.mark.parametrize("cause", ["{{ A.cpu", "{{ A.cpu | shout }}", "{% if A.cpu is loud %}x{% endif %}"])
+def test_a_template_that_would_not_compile_is_refused_when_the_rules_are_loaded(tmp_path, cause):
+    """Templates are compiled when first rendered (rule_template.py): what compiling would refuse
+    is refused at load all the same, not when a run first matches the rule."""
+    p = tmp_path / "rules.yaml"
+    p.write_text(f"- id: r\n  title: t\n  when: [{{unit: ns}}]\n  cause: '{cause}'\n  fix: f\n")
+    with pytest.raises(InputError, match="r: template error"):
+        explain.load_rules(p)
+
+
 @pytest.mark.parametrize("value", ["ten", 0, -5, True])
 def test_a_bad_pct_below_is_named(tmp_path, value):
     p = tmp_path / "rules.yaml"

@@ -18,7 +18,7 @@ import yaml
 from ..errors import InputError
 from ..query.names import family, job_of, param_number, split_name
 from ..results import throttled_jobs, yamlfile
-from . import intervention, judgement
+from . import intervention, judgement, rule_template
 
 CONDITIONS = {"benchmark", "unit", "differs", "prefix-differs", "value-in", "param-in",
               "param-between", "param-above-key", "one-sided", "number-above", "number-differs", "verdict",
@@ -116,7 +116,7 @@ def _validate(rules, where):
         if "evidence" in r and not _is_text_list(r["evidence"]):
             raise InputError(where, f"{name}: `evidence` must be a list of fingerprint keys (text)")
         try:
-            r["_cause"], r["_fix"] = env.from_string(r["cause"]), env.from_string(r["fix"])
+            r["_cause"], r["_fix"] = rule_template.Template(env, r["cause"]), rule_template.Template(env, r["fix"])
         except jinja2.TemplateSyntaxError as e:
             raise InputError(where, f"{name}: template error: {e.message}", e.lineno) from None
         intervention.check(r, name, where, env)

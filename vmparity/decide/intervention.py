@@ -24,6 +24,7 @@ import re
 import jinja2
 
 from ..errors import InputError
+from . import rule_template
 
 KINDS = ("env", "guest", "container")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
@@ -67,8 +68,8 @@ def check(rule, name, where, env):
             raise InputError(where, f"{name}: intervention cmdline {key!r}: expected a kernel parameter and its value")
     try:
         rule["_intervention"] = {
-            "name": env.from_string(block["name"]),
-            "env": {k: env.from_string(v) for k, v in block.get("env", {}).items()},
+            "name": rule_template.Template(env, block["name"]),
+            "env": {k: rule_template.Template(env, v) for k, v in block.get("env", {}).items()},
         }
     except jinja2.TemplateSyntaxError as e:
         raise InputError(where, f"{name}: intervention template error: {e.message}", e.lineno) from None

@@ -69,8 +69,7 @@ def read(path):
     path = Path(path)
     text = _read_bounded(path)
     try:
-        node = yamlfile.compose(text, path)
-        data = yaml.safe_load(text)
+        node, data = yamlfile.compose_and_load(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise InputError(path, f"not valid YAML: {getattr(e, 'problem', None) or e}",

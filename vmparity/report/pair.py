@@ -19,8 +19,9 @@ def analyse_loaded(loaded, alpha=0.05, results_dir=None, rules=None):
     t = table.build(loaded, alpha=alpha)
     if t.by == "target" and len(t.columns) > 2 and not any(inp.is_run for inp in loaded):
         t = table.pair_table(t, loaded[1].files[0].target)
-    result = explain.explain(t, t.configs, explain.load_rules(rules))
-    result.missing = explain.missing_keys(t.configs, explain.load_rules(rules), required_keys())
+    rules = explain.load_rules(rules)
+    result = explain.explain(t, t.configs, rules)
+    result.missing = explain.missing_keys(t.configs, rules, required_keys())
     result.policy = t.policy
     if t.crossrun is not None:
         result.within_label = "within run-to-run noise: the host's drift between the runs, or less than the band (docs/noise.md)"
