@@ -90,7 +90,7 @@ def test_host_without_docker_is_named(lab_factory):
 def test_guest_that_never_reaches_ssh_names_guest_and_console_log(lab_factory):
     lab = lab_factory("noboot", 22470)
     run = lab.playbook("lab-up.yml", "--skip-tags", "containers",
-                       guests_variants_only=["nosmt"], guests_boot_timeout=25,
+                       guests_variants_only=["nosmt"], guests_boot_timeout=15,
                        # no such root disk: the initramfs gives up, sshd never starts
                        guests_base_cmdline="root=/dev/nonexistent rw console=ttyS0")
     assert run.rc != 0
