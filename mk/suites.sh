@@ -13,9 +13,6 @@
 #   ALL      every suite that must run: each must be in exactly one LANE, so
 #            a suite added to CHECK_TARGETS or TEST_TARGETS cannot be left out
 #   LANE     the suites of one lane, space-separated, in order
-#
-# SUITE_WAITS (environment): "SUITE:OTHER ..." — SUITE starts only once OTHER has
-# ended, in whichever lane it runs (two suites that must not overlap, in two lanes).
 set -uo pipefail
 
 usage="usage: $0 NAME LOG_DIR BEFORE ALL LANE..."
@@ -42,20 +39,6 @@ done
 for suite in "${!lane_of[@]}"; do
 	[[ " $all " == *" $suite "* ]] || { echo "$name: lane suite $suite is not a suite" >&2; exit 2; }
 done
-# A wait on a suite of the same lane is kept by the lane's order, or would never end.
-declare -A waits_for=()
-for pair in ${SUITE_WAITS:-}; do
-	suite=${pair%%:*} other=${pair#*:}
-	[[ -n ${lane_of[$suite]:-} && -n ${lane_of[$other]:-} ]] || continue  # one of them is not run: nothing to wait for
-	if [[ ${lane_of[$suite]} == "${lane_of[$other]}" ]]; then
-		order=" ${lanes[$((lane_of[$suite] - 1))]} "
-		before_it="${order%% $suite *} "
-		[[ $before_it == *" $other "* ]] ||
-			{ echo "$name: suite $suite waits for $other, which comes after it in its lane (SUITE_WAITS)" >&2; exit 2; }
-		continue
-	fi
-	waits_for[$suite]=$other
-done
 
 rm -rf "$log_dir" && mkdir -p "$log_dir"
 start=$(date +%s)
@@ -81,16 +64,7 @@ if [[ $(cut -d' ' -f2 "$log_dir/before.result" 2>/dev/null || echo 0) != 0 ]]; t
 else
 	echo "==> $name: ${#lanes[@]} lane(s) side by side: $(printf '[%s] ' "${lanes[@]}")"
 	for lane in "${lanes[@]}"; do
-		(
-			for suite in $lane; do
-				other=${waits_for[$suite]:-}
-				if [[ -n $other && ! -f $log_dir/$other.result ]]; then
-					echo "$suite| waiting for $other to end (SUITE_WAITS)"
-					while [[ ! -f $log_dir/$other.result ]]; do sleep 5; done
-				fi
-				run_suite "$suite" "$suite" "$suite"
-			done
-		) &
+		( for suite in $lane; do run_suite "$suite" "$suite" "$suite"; done ) &
 	done
 	wait
 fi
