@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -68,23 +67,6 @@ def test_renders_valid_domain_xml(tmp_path, name, accel):
     assert sorted(notes) == sorted(effective["tcg_adjustments"])
     if accel == "kvm":
         assert notes == []
-
-
-def test_the_guests_address_is_the_one_their_user_mode_network_hands_out(tmp_path):
-    """The image sets the NIC's address without DHCP (vmparity-user-nic.service): QEMU's user-mode
-    network gives its first guest 10.0.2.15/24 behind 10.0.2.2 unless its netdev says net=,
-    host= or dhcpstart=. A template that said one would leave every guest unreachable."""
-    _, dom = _render(tmp_path, "nosmt", "qemu")
-    args = [a.get("value") for a in dom.findall("qemu:commandline/qemu:arg", NS)]
-    (netdev,) = [a for a in args if a.startswith("user,")]
-    options = {o.partition("=")[0] for o in netdev.split(",")[1:]}
-    assert not options & {"net", "host", "dhcpstart", "ipv4"}, netdev
-    image_files = Path(__file__).resolve().parents[2] / "vm-templates" / "image" / "files"
-    batch = (image_files / "etc" / "vmparity" / "user-nic.ip").read_text().split("\n")
-    assert "addr add 10.0.2.15/24 dev eth0" in batch and "route add default via 10.0.2.2" in batch
-    unit = (image_files / "etc" / "systemd" / "system" / "vmparity-user-nic.service").read_text()
-    assert "ExecStart=/usr/sbin/ip -batch /etc/vmparity/user-nic.ip" in unit
-    assert "virtio_net" in (image_files / "etc" / "modules-load.d" / "vmparity-user-nic.conf").read_text()
 
 
 def test_prechecked_variant_keeps_its_tcg_notes(tmp_path):

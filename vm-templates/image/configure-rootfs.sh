@@ -10,16 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 cp -a --no-preserve=ownership "$here/files/." "$root/"
 
 # systemctl --root edits unit symlinks offline: no chroot, no running systemd.
-# The NIC gets its user-mode address from vmparity-user-nic.service, not from
-# systemd-networkd over DHCP (why: that unit's comment).
-systemctl --root="$root" enable vmparity-user-nic.service vmparity-seed.service ssh.service
-systemctl --root="$root" disable systemd-networkd.service systemd-networkd.socket \
-  systemd-networkd-wait-online.service 2>/dev/null || true
-# The NIC keeps the kernel's name, eth0, which user-nic.ip names: udev's
-# predictable names (enp0s16 on q35, ens3 on pc) follow the PCI slot, and the
-# rename would race the address being set.
-mkdir -p "$root/etc/systemd/network"
-ln -sfn /dev/null "$root/etc/systemd/network/99-default.link"
+systemctl --root="$root" enable systemd-networkd.service vmparity-seed.service ssh.service
+# Nothing waits for "online": sshd listens on every address as soon as it starts.
+systemctl --root="$root" disable systemd-networkd-wait-online.service 2>/dev/null || true
 # Periodic jobs would run in the middle of a benchmark; no VGA console either
 # (the serial getty on ttyS0 stays, so the console log shows a login prompt).
 systemctl --root="$root" mask \
