@@ -21,9 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL = [ROOT / "tests/testdata/gotest/old.txt", ROOT / "tests/testdata/gotest/new.txt"]
 
 
+# A user's shell lets Python write and reuse the .pyc of vmparity's modules; a machine that sets
+# PYTHONDONTWRITEBYTECODE (this project's test machines do) would have every run compile them
+# again: 359 ms a run against 274 ms with them (2026-12-07)
+USER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall(cmd):
     t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=USER_ENV)
     return time.perf_counter() - t
 
 
