@@ -69,3 +69,15 @@ def test_samples_too_big_for_pairwise_matrices_are_ranked_instead():
     n = utest.PAIRWISE_LIMIT
     x, y = np.round(rng.normal(0, 3, (1, n)), 1), np.round(rng.normal(0.1, 3, (1, n)), 1)
     assert utest.pvalues(x, y)[0] == pytest.approx(scipy_p(x[0], y[0]), rel=1e-9)
+
+
+def test_rows_are_ranked_by_one_sort_and_tied_rows_counted_pair_by_pair():
+    # _sorted_rows (every row of benchmark size) must give _pairwise's U and tie term exactly,
+    # on rows without ties and on rows with them, mixed in one call
+    rng = np.random.default_rng(5)
+    for n1, n2 in ((1, 1), (4, 4), (5, 9), (19, 19), (40, 30)):
+        x, y = rng.normal(0, 1, (300, n1)), rng.normal(0.4, 1, (300, n2))
+        x[::7] = np.round(x[::7], 0)  # every 7th row has ties, within x and with y
+        y[::7] = np.round(y[::7], 0)
+        for got, want in zip(utest._sorted_rows(x, y), utest._pairwise(x, y)):
+            assert list(got) == list(want), (n1, n2)
