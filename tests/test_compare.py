@@ -205,3 +205,33 @@ def test_two_runs_say_their_headline_first_on_stdout(cli, tmp_path):
     js = cli(*runs, "--format", "json")
     json.loads(js.out)  # data only: the headline goes to stderr as a note
     assert "vmparity: note: two runs, each target against itself" in js.err
+
+
+def test_changed_shows_only_the_rows_beyond_noise_and_says_how_many_it_hides(cli, tmp_path):
+    # a lab run with a planted +5 % on Snowflake: --changed keeps exactly the rows the full table calls
+    # beyond noise (significant, not within the A/A control's noise), in every format, and says so
+    run = resultgen.lab_run(tmp_path / "r-lab-quick", seed=3, effect=("Snowflake", 1.05), rounds_record=True,
+                            count=10, noise=0.005, drift=0.08)
+    full = json.loads(cli("compare", run, "--by", "target", "--format", "json").out)
+    beyond = [r for r in full["rows"] if any(d["significant"] and not d["within-noise"] for d in r["deltas"].values())]
+    assert beyond and len(beyond) < len(full["rows"])
+    r = cli("compare", run, "--by", "target", "--format", "json", "--changed")
+    assert r.code == 0 and json.loads(r.out)["rows"] == beyond
+    assert f"{len(beyond)} of {len(full['rows'])} row(s) differ beyond noise" in r.err  # data stays data only
+    text = cli("compare", run, "--by", "target", "-changed")  # benchstat-style single dash too
+    head = text.out.splitlines()[1]
+    assert head.startswith(f"--changed: {len(beyond)} of {len(full['rows'])} row(s)"), head
+    shown = [line for line in text.out.splitlines() if line.startswith("Snowflake") or line.startswith("Clock")]
+    assert shown and all(line.startswith("Snowflake") for line in shown)
+    lines = list(csv.DictReader(io.StringIO(cli("compare", run, "--by", "target", "--format", "csv", "--changed").out)))
+    assert {x["benchmark"] for x in lines} == {r["benchmark"] for r in beyond}
+    # the gate reads every row, not only those shown
+    assert cli("compare", run, "--by", "target", "--changed", "--fail-on-regression", "1").code == \
+        cli("compare", run, "--by", "target", "--fail-on-regression", "1").code
+
+
+def test_changed_with_nothing_beyond_noise_says_so_and_shows_no_table(cli, in_testdata):
+    r = cli("compare", "run-a/metal.txt", "run-a/metal.txt", "--changed")
+    assert r.code == 0
+    assert r.out.splitlines()[1].startswith("--changed: 0 of "), r.out
+    assert "vs base" not in r.out

@@ -137,6 +137,9 @@ def _parser(command=None):
                    help="confidence level of each median's interval, as benchstat's -confidence (default 0.95)")
     s.add_argument("--baseline", metavar="COLUMN", help="the column the others are compared with")
     s.add_argument("--fail-on-regression", type=percent, metavar="PCT", help="exit 1 if a significant regression exceeds PCT percent")
+    s.add_argument("--changed", action="store_true",
+                   help="show only the rows that differ beyond noise in some column, after a line that says how many "
+                        "of all (e.g. vmparity compare --changed RUN_A RUN_B); the gate still reads every row")
     _results_dir_option(s)
     _output_option(s)
 
@@ -367,7 +370,7 @@ def _dispatch(a, out, err):
     if a.command == "compare":
         return cmd.run(a.operands, out, err, col=a.col, row=a.row, filter=a.filter, fmt=a.format, alpha=a.alpha, confidence=a.confidence,
                        results_dir=a.results_dir, fail_on_regression=a.fail_on_regression, baseline=a.baseline,
-                       table_keys=a.table, ignore=a.ignore)
+                       table_keys=a.table, ignore=a.ignore, changed=a.changed)
     if a.command == "explain":
         return cmd.run(a.base, a.head, out, err, alpha=a.alpha, fmt=a.format, results_dir=a.results_dir, rules=a.rules)
     if a.command == "report":

@@ -9,7 +9,7 @@ from ..render.gate import gate
 
 
 def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0.05, confidence=0.95,
-        results_dir=None, fail_on_regression=None, baseline=None, table_keys=None, ignore=None):
+        results_dir=None, fail_on_regression=None, baseline=None, table_keys=None, ignore=None, changed=False):
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     loaded = inputs.load_all(operands, results_dir)
@@ -17,20 +17,38 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
                     table=table_keys, ignore=ignore)
     del loaded  # the table holds every number it shows: the files' values can go before it is rendered
     headline = crossrun_headline(t)
-    if headline and fmt == "text":
-        text.say(out, headline, text.output_width(out))  # the answer first, on stdout
-    elif headline and fmt == "markdown":
-        out.write(md_text(headline) + "\n\n")
-    elif headline:
-        err.write(f"vmparity: note: {headline[0].lower()}{headline[1:]}\n")  # csv and json stay data only
+    if headline:
+        say_first(headline, fmt, out, err)  # the answer first, on stdout
     said = policy.line(t.policy, alpha)  # which judgement decided the rows, before them (docs/noise.md)
     if fmt == "text":
         text.say(out, terminal(said), text.output_width(out))
     elif fmt == "markdown":
         out.write(md_text(said) + "\n\n")
-    FORMATS[fmt](t, out)
+    shown = t
+    if changed:
+        shown = table.changed_view(t)
+        say_first(changed_line(len(shown.rows), len(t.rows)), fmt, out, err)
+    if shown.rows or fmt in ("csv", "json"):  # data formats keep their header or document, even with no row
+        FORMATS[fmt](shown, out)
     note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)
+
+
+def say_first(line, fmt, out, err):
+    """A line before the tables: on stdout in text and markdown; csv and json stay data only, so
+    there it is a note on stderr."""
+    if fmt == "text":
+        text.say(out, line, text.output_width(out))
+    elif fmt == "markdown":
+        out.write(md_text(line) + "\n\n")
+    else:
+        err.write(f"vmparity: note: {line[0].lower()}{line[1:]}\n")
+
+
+def changed_line(shown, rows):
+    """What --changed shows, and what it leaves out."""
+    return (f"--changed: {shown} of {rows} row(s) differ beyond noise in some column; the {rows - shown} "
+            f"others (within noise, or no significant difference) are not shown")
 
 
 def crossrun_headline(t):

@@ -144,6 +144,18 @@ def pair_table(t, col):
                  policy=t.policy)
 
 
+def changed_view(t):
+    """The rows of a table that differ beyond noise in some column (compare --changed): a view
+    with the same columns, judgement and warnings, and no geomeans (they sum up every row, and
+    this view hides some). The judgement is decide's: significant at the table's α and not
+    within the noise its controls show (decide/judgement.py)."""
+    from ..decide.judgement import beyond
+
+    rows = [r for r in t.rows if any(beyond(d) for d in r.deltas.values())]
+    return Table(t.columns, rows, [], t.alpha, t.confidence, t.by, labels=t.labels, configs=t.configs,
+                 noise=t.noise, store=t.store, crossrun=t.crossrun, policy=t.policy)
+
+
 def baseline_rank(target, kind):
     """Which column is the reference when none is asked for (lower comes first).
 
