@@ -22,8 +22,13 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
     said = policy.line(t.policy, alpha)  # which judgement decided the rows, before them (docs/noise.md)
     if fmt == "text":
         text.say(out, terminal(said), text.output_width(out))
+        for line in ([] if headline else summary(t)):  # then what it found, per compared column
+            text.say(out, line, text.output_width(out))
     elif fmt == "markdown":
         out.write(md_text(said) + "\n\n")
+        lines = [] if headline else summary(t)
+        if lines:
+            out.write("".join(f"- {md_text(line)}\n" for line in lines) + "\n")
     shown = t
     if changed:
         shown = table.changed_view(t)
@@ -32,6 +37,25 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
         FORMATS[fmt](shown, out)
     note_unknown_directions(t, err)
     return gate(t, fail_on_regression, err)
+
+
+def summary(t):
+    """One line per compared column: how many of its rows differ beyond noise (decide's judgement)
+    against the baseline, and which way; nothing for a table of one column."""
+    if len(t.columns) < 2:
+        return []
+    from ..decide.judgement import beyond
+
+    labels = dict(zip(t.columns, text.short_labels([terminal(c) for c in t.columns])[0]))
+    base, lines = t.columns[0], []
+    for col in t.columns[1:]:
+        deltas = [r.deltas[col] for r in t.rows if col in r.deltas]
+        moved = [d.verdict for d in deltas if beyond(d)]
+        ways = ", ".join(f"{moved.count(v)} {v}" for v in ("worse", "better", "changed", "?") if moved.count(v)
+                         or v in ("worse", "better"))
+        lines.append(f"{labels[col]} against {labels[base]}: {len(moved)} of {len(deltas)} row(s) beyond noise"
+                     + (f" ({ways})" if moved else ""))
+    return lines
 
 
 def say_first(line, fmt, out, err):
