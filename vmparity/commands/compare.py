@@ -1,5 +1,7 @@
 """`vmparity compare A [B…]`: the statistical comparison table."""
 
+from collections import Counter
+
 from ..results import inputs
 from .. import table
 from ..errors import InputError
@@ -20,15 +22,12 @@ def run(operands, out, err, col=None, row=None, filter=None, fmt="text", alpha=0
     if headline:
         say_first(headline, fmt, out, err)  # the answer first, on stdout
     said = policy.line(t.policy, alpha)  # which judgement decided the rows, before them (docs/noise.md)
+    found = summary(t) if fmt in ("text", "markdown") and not headline else []  # then what it found, per column
     if fmt == "text":
-        text.say(out, terminal(said), text.output_width(out))
-        for line in ([] if headline else summary(t)):  # then what it found, per compared column
+        for line in (terminal(said), *found):
             text.say(out, line, text.output_width(out))
     elif fmt == "markdown":
-        out.write(md_text(said) + "\n\n")
-        lines = [] if headline else summary(t)
-        if lines:
-            out.write("".join(f"- {md_text(line)}\n" for line in lines) + "\n")
+        out.write(md_text(said) + "\n\n" + "".join(f"- {md_text(line)}\n" for line in found) + ("\n" if found else ""))
     shown = t
     if changed:
         shown = table.changed_view(t)
@@ -50,11 +49,10 @@ def summary(t):
     base, lines = t.columns[0], []
     for col in t.columns[1:]:
         deltas = [r.deltas[col] for r in t.rows if col in r.deltas]
-        moved = [d.verdict for d in deltas if beyond(d)]
-        ways = ", ".join(f"{moved.count(v)} {v}" for v in ("worse", "better", "changed", "?") if moved.count(v)
-                         or v in ("worse", "better"))
-        lines.append(f"{labels[col]} against {labels[base]}: {len(moved)} of {len(deltas)} row(s) beyond noise"
-                     + (f" ({ways})" if moved else ""))
+        moved = Counter(d.verdict for d in deltas if beyond(d))
+        ways = [f"{moved[v]} {v}" for v in ("worse", "better")] + [f"{moved[v]} {v}" for v in ("changed", "?") if moved[v]]
+        lines.append(f"{labels[col]} against {labels[base]}: {moved.total()} of {len(deltas)} row(s) beyond noise"
+                     + (f" ({', '.join(ways)})" if moved else ""))
     return lines
 
 
