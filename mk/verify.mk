@@ -9,6 +9,7 @@
 #   make lab-verify LAB_VERIFY_RUN=<id> LAB_VERIFY_TARGETS="guest-hpet-clock container-*"
 #   make lab-verify LAB_VERIFY_REDERIVE=1                   the plan derived again with today's rules
 #   make lab-verify LAB_VERIFY_HOST=rack02                  a rack run: one host at a time, against its metal
+#   make lab-verify LAB_MINUTES=8                           rounds planned to fit 8 minutes (at least 5)
 
 #> lab-verify: the run whose explanations are tested (empty: the newest lab run)
 LAB_VERIFY_RUN     ?=
@@ -18,6 +19,13 @@ LAB_VERIFY_TARGETS ?=
 LAB_VERIFY_HOST    ?=
 # Rounds of the verify run; TCG guests take the first 5 of them (the U test between a target and its fix needs 4 a side, and one spare).
 LAB_VERIFY_ROUNDS  ?= 5
+# A time budget, given on the command line (make lab-verify LAB_MINUTES=8): the minutes from lab-verify's
+# start to its verdicts; the rounds are planned to fit them once the targets are up, at least 5 of every
+# target, TCG guests too, and at most LAB_VERIFY_MOST_ROUNDS (vmparity/lab/budget-verify.yaml), a round
+# that would end after the deadline not started. Without it, LAB_VERIFY_ROUNDS rounds.
+LAB_VERIFY_MINUTES  = $(filter-out 0,$(if $(filter command line environment,$(origin LAB_MINUTES)),$(LAB_MINUTES)))
+#> lab-verify: with LAB_MINUTES given, the most rounds its budget may plan
+LAB_VERIFY_MOST_ROUNDS ?= 10
 # What the end of lab-verify does to its intervention guests: paused (the next lab-verify resumes them) or
 # destroyed (powered off, booted again next time; for a lab shared with checkouts older than this one).
 LAB_VERIFY_GUESTS_STOP ?= paused
@@ -46,11 +54,12 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	echo "==> lab-verify: the interventions of $$run ($(if $(strip $(LAB_VERIFY_TARGETS)),$(LAB_VERIFY_TARGETS),every target))"; \
 	rm -rf $(LAB_VERIFY_DIR); \
 	args=$$($(VMPARITY) --results-dir $(RESULTS_DIR) lab verify $$run --targets "$(LAB_VERIFY_TARGETS)" --host "$(LAB_VERIFY_HOST)" \
-	  --rounds $(LAB_VERIFY_ROUNDS) --bisect $(LAB_VERIFY_BISECT) $(if $(strip $(LAB_VERIFY_REDERIVE)),--rederive) \
+	  --rounds $(if $(LAB_VERIFY_MINUTES),$(LAB_VERIFY_MOST_ROUNDS) --budget,$(LAB_VERIFY_ROUNDS)) --bisect $(LAB_VERIFY_BISECT) $(if $(strip $(LAB_VERIFY_REDERIVE)),--rederive) \
 	  --write $(LAB_VERIFY_DIR)); \
-	echo "==> lab-verify: site.yml (provision the intervention targets, $(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE)) as $$verify_id"; \
+	echo "==> lab-verify: site.yml (provision the intervention targets, $(if $(LAB_VERIFY_MINUTES),rounds of $(LAB_VERIFY_PROFILE) in $(LAB_VERIFY_MINUTES) min,$(LAB_VERIFY_ROUNDS) rounds of $(LAB_VERIFY_PROFILE))) as $$verify_id"; \
 	t=$$(date +%s); rc=0; \
-	$(LAB_VERIFY_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml $$args --skip-tags report -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id $(LAB_ARGS) || rc=$$?; \
+	$(LAB_VERIFY_ANSIBLE) $(LAB_PLAYBOOKS)/site.yml $$args --skip-tags report -e bench_profile=$(LAB_VERIFY_PROFILE) -e bench_run_id=$$verify_id \
+	  $(if $(LAB_VERIFY_MINUTES),-e bench_minutes=$(LAB_VERIFY_MINUTES) -e bench_started=$$start -e bench_budget_config=verify) $(LAB_ARGS) || rc=$$?; \
 	site_s=$$(( $$(date +%s) - t )); \
 	echo "==> lab-verify: pause the intervention guests, stop the intervention containers (beside the verdicts;" \
 	  "the next lab-verify resumes them, lab-down removes them; output in $(LAB_VERIFY_DIR)/verify-stop.log)"; \
@@ -66,6 +75,7 @@ lab-verify: ## Apply each explanation's fix of a lab run (LAB_VERIFY_RUN, defaul
 	pids=""; for r in $$verify_id $$run; do $(VMPARITY) --results-dir $(RESULTS_DIR) report $$r > /dev/null & pids+=" $$!"; done; \
 	for p in $$pids; do wait $$p; done; \
 	stopped; \
-	echo "lab-verify: took $$(( $$(date +%s) - start )) s (site.yml $$site_s s: provision, rounds, report);" \
+	echo "lab-verify: took $$(( $$(date +%s) - start )) s$(if $(LAB_VERIFY_MINUTES), of a budget of $(LAB_VERIFY_MINUTES) min,)" \
+	  "(site.yml $$site_s s: provision, rounds, report);" \
 	  "the verdicts beside each explanation in" \
 	  "$(RESULTS_DIR)/runs/$$run/report.md and $(RESULTS_DIR)/runs/$$verify_id/report.md"

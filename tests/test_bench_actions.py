@@ -137,12 +137,13 @@ def _tasks(path):
     return out
 
 
-@pytest.mark.parametrize("name", ["run_target.yml", "round.yml"])
-def test_the_rounds_keep_their_files_without_a_module_run(name):
-    # one task per repetition (run_target) or per round (round): the copy module is not used
+@pytest.mark.parametrize("name,action", [("run_target.yml", "vmparity_repetition"), ("round.yml", "vmparity_keep")])
+def test_the_rounds_keep_their_files_without_a_module_run(name, action):
+    # a repetition's output kept by the task that ran it (run_target), a round's record by its own
+    # task (round): the copy module is not used
     tasks = _tasks(ROLE / "tasks" / name)
-    keeps = [t for t in tasks if "vmparity_keep" in t]
-    assert keeps, f"{name} keeps nothing with vmparity_keep"
+    keeps = [t for t in tasks if action in t and "keep" in t[action] or "dest" in t.get(action, {})]
+    assert keeps, f"{name} keeps nothing with {action}"
     assert not [t["name"] for t in tasks if "ansible.builtin.copy" in t or "copy" in t]
 
 
@@ -210,15 +211,19 @@ def test_every_role_runs_programs_through_the_shell_with_the_vmparity_action(tmp
 
 def test_the_rounds_run_benchrun_without_python_on_the_target():
     tasks = _tasks(ROLE / "tasks" / "run_target.yml")
-    runs = [t for t in tasks if "vmparity_run" in t]
+    runs = [t for t in tasks if "vmparity_repetition" in t]
     assert len(runs) == 1
-    assert {k: runs[0]["vmparity_run"][k] for k in ("argv", "env")} == {"argv": "{{ bench_benchrun_argv }}",
-                                                                       "env": "{{ bench_benchrun_env }}"}
+    assert {k: runs[0]["vmparity_repetition"][k] for k in ("argv", "env")} == {
+        "argv": "{{ bench_benchrun_argv }}", "env": "{{ bench_benchrun_env }}"}
     # benchrun's last line, its own time, is what the controller's is checked against
     line = "benchrun: wrote - (2 result lines, profile smoke, count 1) in 12.3s"
-    assert re.search(runs[0]["vmparity_run"]["clock_check"], line).group(1) == "12.3"
+    assert re.search(runs[0]["vmparity_repetition"]["clock_check"], line).group(1) == "12.3"
     assert runs[0]["delegate_to"] == "{{ bench_target.host }}"
     assert not [t["name"] for t in tasks if "ansible.builtin.command" in t or "environment" in t]
+    # the repetition's action is the vmparity role's run action with the keep and the isolation added
+    action = _plugin("vmparity_repetition")
+    assert issubclass(action.ActionModule, action._run.ActionModule)
+    assert action._run.ActionModule._VALID_ARGS < action.ActionModule._VALID_ARGS
 
 
 def test_a_clock_that_did_not_keep_time_is_named_either_way_and_a_right_one_passes():
@@ -508,3 +513,125 @@ def test_the_guests_clock_check_leaves_a_right_clock_alone(tmp_path):
     tasks = {t["task"]["name"]: t["hosts"]["localhost"] for t in json.loads(run.stdout)["plays"][0]["tasks"]}
     setting = tasks["guests : Set the clock of a guest that is off the controller's (resumed from a pause)"]
     assert setting.get("skipped") and not setting.get("changed"), setting
+
+
+REPETITION_PLAY = textwrap.dedent("""\
+    - hosts: localhost
+      gather_facts: false
+      connection: local
+      vars:
+        out: "{{ playbook_dir }}/out"
+        said: >-
+          printf 'vmparity-format: 1\\ntarget: metal\\nBenchmarkClock/clock=realtime 1 20.5 ns/op\\n\\n';
+          echo "benchrun: wrote - (1 result lines, profile smoke, count 1) in 0.0s" >&2
+      tasks:
+        - name: Load the bench role (its plugins and its dependency's), run none of its tasks
+          ansible.builtin.import_role:
+            name: bench
+            tasks_from: assert.yml
+          when: false
+        - name: One repetition, kept under the target's name
+          vmparity_repetition:
+            argv: [sh, -c, "{{ said }}"]
+            clock_check: 'benchrun: wrote .* in ([0-9.]+)s$'
+            target: metal-aa
+            keep: "{{ out }}/metal-aa.txt"
+          register: ran
+        - name: One that fails keeps nothing
+          vmparity_repetition:
+            argv: [sh, -c, 'echo out; echo "benchrun: memcpy failed" >&2; exit 3']
+            target: metal
+            keep: "{{ out }}/metal.txt"
+          register: failed
+          ignore_errors: true
+        - name: One on a target that cannot be reached (nothing listens on port 1)
+          vmparity_repetition:
+            argv: ["true"]
+            target: guest-gone
+            keep: "{{ out }}/guest-gone.txt"
+          delegate_to: gone
+          vars:
+            ansible_connection: ssh
+            ansible_host: 127.0.0.1
+            ansible_port: 1
+            ansible_ssh_common_args: -o ConnectTimeout=5 -o BatchMode=yes
+          register: gone
+          ignore_errors: true
+          ignore_unreachable: true
+        - name: Say what happened
+          ansible.builtin.debug:
+            msg: "{{ {'ran': ran, 'failed': failed, 'gone': gone} | to_json }}"
+    """)
+
+
+@pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook is the lab extra's")
+def test_a_repetition_runs_keeps_its_output_and_makes_an_unreachable_target_a_failure(tmp_path):
+    (tmp_path / "play.yml").write_text(REPETITION_PLAY)
+    (tmp_path / "out").mkdir()
+    run = _playbook(tmp_path / "play.yml")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    said = json.loads(json.loads(run.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["msg"])
+    ran, failed, gone = said["ran"], said["failed"], said["gone"]
+    # run as vmparity_run runs (its result, the controller's clock), kept relabelled with a newline
+    assert ran["rc"] == 0 and not ran.get("failed") and ran["start"] <= ran["end"]
+    assert (tmp_path / "out" / "metal-aa.txt").read_text() == (
+        "vmparity-format: 1\ntarget: metal-aa\nBenchmarkClock/clock=realtime 1 20.5 ns/op\n")
+    assert failed["failed"] is True and failed["rc"] == 3 and "memcpy failed" in failed["stderr"]
+    # a failure, not unreachable: the play host stays in the play and a rescue records it
+    assert gone["failed"] is True and not gone.get("unreachable"), gone
+    assert gone["msg"].startswith("guest-gone (gone) is unreachable: ")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["metal-aa.txt"]
+
+
+def test_a_repetition_releases_the_guest_and_confines_it_again_whatever_happens(monkeypatch):
+    # the order of the isolation's two calls around the run, in the controller's process: the
+    # calls themselves are vmparity_isolate's (tests/test_isolation.py)
+    action = _plugin("vmparity_repetition")
+    calls = []
+
+    class Isolation:
+        PARAMS = _plugin("vmparity_isolate")._module().PARAMS
+        StateError = RuntimeError
+
+        @staticmethod
+        def apply(params):
+            calls.append(params["measuring"])
+            return True, {}
+
+    monkeypatch.setattr(action, "_isolation_module", lambda: Isolation)
+    for outcome in ("ran", "unreachable"):
+        calls.clear()
+
+        def run(self, tmp=None, task_vars=None, outcome=outcome):
+            calls.append(f"run {sorted(self._task.args)}")
+            if outcome == "unreachable":
+                raise action.AnsibleConnectionFailure("refused")
+            return {"failed": True, "rc": 1}
+
+        monkeypatch.setattr(action._run.ActionModule, "run", run)
+        task = type("Task", (), {"args": {"argv": ["true"], "target": "guest-nosmt", "keep": "/nowhere/x.txt",
+                                          "isolate": {"state_file": "/s.json", "measuring": "vmparity-nosmt"}},
+                                 "delegate_to": "guest-nosmt"})()
+        module = action.ActionModule.__new__(action.ActionModule)
+        module._task = task
+        result = module.run(task_vars={})
+        assert calls == ["vmparity-nosmt", "run ['argv']", ""], outcome
+        assert result["failed"] and sorted(task.args) == ["argv", "isolate", "keep", "target"]
+        if outcome == "unreachable":
+            assert result["msg"] == "guest-nosmt (guest-nosmt) is unreachable: refused"
+
+
+def test_a_repetition_is_two_tasks_and_a_remote_guests_isolation_wraps_it():
+    # every task costs the controller ~0.08 s, skipped or not: a repetition is the run and its timing
+    tasks = yaml.safe_load((ROLE / "tasks" / "run_target.yml").read_text())
+    assert len(tasks) == 1 and len(tasks[0]["block"]) == 2 and "always" not in tasks[0]
+    assert "when" not in tasks[0]["block"][0]
+    # where the isolation cannot be done in the repetition's own task, it is done around it, whatever
+    # happens: released, measured (the same two tasks), confined again
+    wrapped = yaml.safe_load((ROLE / "tasks" / "run_target_isolated.yml").read_text())[0]
+    assert wrapped["block"][0]["vmparity_isolate"]["measuring"] == "{{ bench_target_domain }}"
+    assert wrapped["block"][1]["ansible.builtin.include_tasks"] == "run_target.yml"
+    assert "measuring" not in wrapped["always"][0]["vmparity_isolate"]
+    include = next(t for t in _tasks(ROLE / "tasks" / "round.yml") if "Run the targets" in t.get("name", ""))
+    assert "run_target_isolated.yml" in include["ansible.builtin.include_tasks"]
+    assert "not bench_isolation_here" in include["ansible.builtin.include_tasks"]

@@ -141,3 +141,37 @@ def test_the_report_says_what_the_budget_bought(cli, tmp_path):
     assert "**Budget:** 12 min" in head and "The rounds took 8 min 32 s" in head
     assert "rounds 9, 10 were skipped" in head
     assert "2x the minutes of measuring would bring that to about" in head
+
+
+VERIFY = [{"target": "metal", "kind": ""}, {"target": "container-quota", "kind": "container"},
+          {"target": "container-quota+seccomp-unconfined", "kind": "container"},
+          {"target": "guest-nosmt", "kind": "tcg-guest"}, {"target": "guest-nosmt+clocksource-tsc", "kind": "tcg-guest"}]
+
+
+def test_lab_verify_has_a_budget_of_its_own_whose_floor_is_what_a_verdict_needs():
+    from vmparity.lab import verify
+
+    config = budget.load_config("verify")
+    assert config["estimates-from-runs"] == "verify" and budget.config_name("verify").endswith("budget-verify.yaml")
+    # every kind at least the rounds a verdict's U test needs with its spare, TCG guests too, none capped
+    need = verify.rounds_by_kind(10)["tcg-guest"]
+    assert set(config["floor-rounds"].values()) == {need} and config["cap-rounds"] == {}
+    # all the time to the planned rounds: none added for wide rows nor to measure rows again
+    assert config["planned-share"] == 1.0 and set(config["phase-shares"].values()) == {0}
+    short, ample = (budget.plan(m, 1000.0, 1120.0, {"localhost": VERIFY}, "quick", 10, config,
+                                config_name=budget.config_name("verify")) for m in (4, 30))
+    assert short["count"] == need and short["floor"] == need and short["rounds_by_kind"] == {}
+    assert ample["count"] == 10 and ample["record"]["estimates-from"] == "vmparity/lab/budget-verify.yaml"
+    with pytest.raises(InputError, match="no such budget file"):
+        budget.load_config("nonesuch")
+
+
+def test_a_verify_budget_estimates_from_stored_verify_runs_only(tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(ROOT / "results" / "runs" / RUN, runs / RUN)
+    kinds = {t["target"]: budget.kind_of(t) for t in LAB}
+    assert budget.stored_seconds(runs, "quick", kinds, "verify") == ({}, None)
+    shutil.copytree(ROOT / "results" / "runs" / RUN, runs / "2099-01-01T00-00-00Z-verify-quick")
+    seconds, run = budget.stored_seconds(runs, "quick", kinds, "verify")
+    assert run == "2099-01-01T00-00-00Z-verify-quick" and seconds["metal"] > 0
+    assert budget.stored_seconds(runs, "quick", kinds)[1] == RUN

@@ -185,6 +185,14 @@ def test_each_intervention_target_runs_only_the_jobs_of_its_own_rows(tmp_path):
     assert bench["bench_count"] == 5 and bench["bench_rounds_by_kind"] == {}
     assert verify.rounds_by_kind(10) == {"tcg-guest": 5}
     assert verify.rounds_by_kind(4) == {} and verify.rounds_by_kind(3) == {}
+    # ten without a budget: TCG guests take the first five; ten as a budget's most: every target may
+    # take all ten (their verdicts' intervals narrow with rounds too)
+    verify.files(plan, plan["interventions"], tmp_path / "files", rounds=10)
+    bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
+    assert bench["bench_count"] == 10 and bench["bench_rounds_by_kind"] == {"tcg-guest": 5}
+    verify.files(plan, plan["interventions"], tmp_path / "files", rounds=10, budgeted=True)
+    bench = json.loads((tmp_path / "files" / "bench-vars.json").read_text())
+    assert bench["bench_count"] == 10 and bench["bench_rounds_by_kind"] == {}
 
 
 def test_memcpy_measures_only_from_the_smallest_copy_a_verdict_judges(tmp_path):

@@ -232,7 +232,9 @@ def _parser(command=None):
     m.add_argument("--most", type=at_least(1), required=True, metavar="N", help="the profile's planned rounds")
     m.add_argument("--hosts", required=True, metavar="JSON",
                    help='each metal host\'s targets: {"host": [{"target": "metal", "kind": ""}, ...]}')
-    m.add_argument("--config", metavar="YAML", help="another budget.yaml (default: the package's)")
+    m.add_argument("--config", metavar="YAML",
+                   help="another budget.yaml, or `verify` for the package's budget-verify.yaml (lab-verify's; "
+                        "default: the package's budget.yaml)")
     m = lab.add_parser("confirm-round", help="plan the next round added to measure again one host's rows beyond noise "
                        "(prints it as JSON, `round` null when none is to be added)")
     m.add_argument("staging", metavar="STAGING_RUN_DIR")
@@ -286,8 +288,11 @@ def _parser(command=None):
     m.add_argument("--targets", default="", help="space- or comma-separated globs over the original or the "
                                                  "intervention targets to measure (default: every one)")
     m.add_argument("--rounds", type=at_least(4), default=5,
-                   help="rounds of the verify run for every target, TCG guests included (default 5; the U test "
-                        "between two targets needs 4 each)")
+                   help="rounds of the verify run (default 5; the U test between two targets needs 4 each); "
+                        "TCG guests take the first 5 of more")
+    m.add_argument("--budget", action="store_true",
+                   help="the run has a time budget (make lab-verify LAB_MINUTES=N): --rounds is the most it may "
+                        "plan, and every target, TCG guests too, takes each round it runs")
     m.add_argument("--host", default="", metavar="HOST",
                    help="of a run of several rack hosts, the host to verify (each against its own metal, with a "
                         "plan of its own, verify-plan-HOST.json); default: the host of the --targets, which must "

@@ -57,10 +57,11 @@ def budget_cmd(a, out):
         raise InputError("--hosts", 'expected {"host": [{"target": NAME, "kind": KIND}, ...]}')
     config = budget.load_config(a.config or None)  # --config= (empty): the package's
     kinds = {t["target"]: budget.kind_of(t) for ts in hosts.values() for t in ts}
-    stored, run = budget.stored_seconds(inputs.runs_dir(a.results_dir), a.profile, kinds)
+    stored, run = budget.stored_seconds(inputs.runs_dir(a.results_dir), a.profile, kinds,
+                                        config["estimates-from-runs"])
     now = a.now if a.now is not None else time.time()
     json.dump(budget.plan(a.minutes, a.started, now, hosts, a.profile, a.most, config, stored, run,
-                          config_name=a.config or None), out)
+                          config_name=budget.config_name(a.config or None)), out)
     out.write("\n")
     return 0
 
@@ -103,7 +104,7 @@ def verify_cmd(a, out, err):
         raise InputError(run_dir / interventions.plan_file(host),
                          "no intervention to measure" + (f" among the targets {', '.join(wanted)}" if wanted else ""))
     if a.write:
-        out.write(" ".join(verify.files(plan, chosen, a.write, a.rounds)) + "\n")
+        out.write(" ".join(verify.files(plan, chosen, a.write, a.rounds, budgeted=a.budget)) + "\n")
     else:
         json.dump({"interventions": chosen}, out, indent=2)
         out.write("\n")

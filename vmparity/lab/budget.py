@@ -30,6 +30,7 @@ in rounds.json (`budget`), and the report says what the minutes bought
 
 import datetime
 import math
+import re
 import statistics
 from importlib import resources
 from pathlib import Path
@@ -48,10 +49,30 @@ HOST_FILE = "budget-{host}.json"  # in rounds/: what one host's rounds did with 
 MORE_TIME = 2.0
 
 
+def config_name(path=None):
+    """How a config is named in messages and the record: a file by its path, one of the package's
+    by its place in the package (`verify` is vmparity/lab/budget-verify.yaml, lab-verify's)."""
+    if not path:
+        return f"vmparity/lab/{CONFIG}"
+    return f"vmparity/lab/budget-{path}.yaml" if _packaged(path) else str(path)
+
+
+def _packaged(path):
+    return bool(re.fullmatch(r"[a-z][a-z0-9-]*", str(path)))
+
+
 def load_config(path=None):
-    """budget.yaml (the package's, or `path`), checked for the keys `plan` reads."""
-    text = Path(path).read_text() if path else resources.files(__package__).joinpath(CONFIG).read_text()
-    where = path or f"vmparity/lab/{CONFIG}"
+    """budget.yaml (the package's, one of the package's by name, or the file `path`), checked for the
+    keys `plan` reads."""
+    where = config_name(path)
+    try:
+        if not path or _packaged(path):
+            text = resources.files(__package__).joinpath(Path(where).name).read_text()
+        else:
+            text = Path(path).read_text()
+    except (FileNotFoundError, IsADirectoryError):
+        raise InputError(where, "no such budget file: expected a YAML file or the name of one of the "
+                                "package's (verify)") from None
     try:
         config = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -61,6 +82,9 @@ def load_config(path=None):
     missing = [k for k in need if not isinstance(config, dict) or k not in config]
     if missing:
         raise InputError(where, f"missing {', '.join(missing)}: expected the keys of the package's {CONFIG}")
+    made_by = config.setdefault("estimates-from-runs", "lab")
+    if made_by not in ("lab", "verify"):
+        raise InputError(where, f"estimates-from-runs: {made_by!r}: expected lab or verify")
     return config
 
 
@@ -69,16 +93,17 @@ def kind_of(target):
     return target.get("kind") or METAL_KIND
 
 
-def stored_seconds(runs, profile, kinds):
-    """({kind: median seconds of one repetition}, run id) from the newest stored lab-up run of `profile`
-    that timed targets of these kinds ({target name: kind}), or ({}, None). A stored run whose
-    rounds.json cannot be read is passed over: an old record must not stop a new run."""
+def stored_seconds(runs, profile, kinds, made_by="lab"):
+    """({kind: median seconds of one repetition}, run id) from the newest stored run of `profile` made
+    by `made_by` (lab: lab-up's, verify: lab-verify's) that timed targets of these kinds ({target name:
+    kind}), or ({}, None). A stored run whose rounds.json cannot be read is passed over: an old record
+    must not stop a new run."""
     runs = Path(runs)
     if not runs.is_dir():
         return {}, None
-    # lab-up's runs only (<time>-lab-<profile>): an A/B run doubles every target and a verify run
-    # measures some jobs only, so neither times a repetition as lab-up will
-    for run in sorted((p for p in runs.iterdir() if p.name.endswith(f"-lab-{profile}")), reverse=True):
+    # runs of the same making only (<time>-lab-<profile>): an A/B run doubles every target and a verify
+    # run measures some jobs only, so neither times a repetition as lab-up will
+    for run in sorted((p for p in runs.iterdir() if p.name.endswith(f"-{made_by}-{profile}")), reverse=True):
         try:
             record = round_record.load(run)
         except (InputError, OSError):

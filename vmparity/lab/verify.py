@@ -36,9 +36,11 @@ LINKS_FILE = "verifications.json"
 VERDICTS_FORMAT = verify_schema.VERDICTS_FORMAT
 
 
-def files(plan, chosen, directory, rounds=5):
+def files(plan, chosen, directory, rounds=5, budgeted=False):
     """Write guests.yml, containers.yml, provision-vars.json and bench-vars.json for the chosen
-    interventions into `directory`; returns the ansible-playbook arguments for site.yml."""
+    interventions into `directory`; returns the ansible-playbook arguments for site.yml. `budgeted`:
+    the run has a time budget, `rounds` is the most it may plan and every target takes each round it
+    runs (a TCG guest's verdicts are timed like any other's, and their intervals narrow with rounds)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     originals = plan["original-variants"]
@@ -78,7 +80,7 @@ def files(plan, chosen, directory, rounds=5):
              "bench_only_by_target": {t: only[t] for t in targets if t in only},
              "bench_env_targets": [{"target": i["target"], "of": i["of"], "env": i["env"]}
                                    for i in chosen if i["kind"] == "env"],
-             "bench_count": rounds, "bench_rounds_by_kind": rounds_by_kind(rounds),
+             "bench_count": rounds, "bench_rounds_by_kind": {} if budgeted else rounds_by_kind(rounds),
              "bench_memcpy_min_size_planned": judged_copy_size(plan, chosen)}
     for name, data in (("provision-vars.json", prov), ("bench-vars.json", bench)):
         jsonfile.write(directory / name, data, indent=2)
