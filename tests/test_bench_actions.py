@@ -635,3 +635,7 @@ def test_a_repetition_is_two_tasks_and_a_remote_guests_isolation_wraps_it():
     include = next(t for t in _tasks(ROLE / "tasks" / "round.yml") if "Run the targets" in t.get("name", ""))
     assert "run_target_isolated.yml" in include["ansible.builtin.include_tasks"]
     assert "not bench_isolation_here" in include["ansible.builtin.include_tasks"]
+    # only where the rounds' isolation confined anything: a host of one CPU gives no CPU to a guest
+    start = next(t for t in _tasks(ROLE / "tasks" / "rounds.yml") if t.get("name") == "Start the clock of the rounds")
+    assert "'bench-cpu' in" in start["ansible.builtin.set_fact"]["bench_isolation_guests"]
+    assert "bench_isolation_guests" in include["ansible.builtin.include_tasks"]
