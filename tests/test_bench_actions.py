@@ -536,12 +536,21 @@ REPETITION_PLAY = textwrap.dedent("""\
             clock_check: 'benchrun: wrote .* in ([0-9.]+)s$'
             target: metal-aa
             keep: "{{ out }}/metal-aa.txt"
+            timings: "{{ out }}/timings-localhost.json"
           register: ran
+        - name: Another target of the same round, its times beside the first's
+          vmparity_repetition:
+            argv: [sh, -c, "{{ said }}"]
+            target: metal
+            keep: "{{ out }}/metal.txt"
+            timings: "{{ out }}/timings-localhost.json"
+          register: ran2
         - name: One that fails keeps nothing
           vmparity_repetition:
             argv: [sh, -c, 'echo out; echo "benchrun: memcpy failed" >&2; exit 3']
-            target: metal
-            keep: "{{ out }}/metal.txt"
+            target: container-nolimit
+            keep: "{{ out }}/container-nolimit.txt"
+            timings: "{{ out }}/timings-localhost.json"
           register: failed
           ignore_errors: true
         - name: One on a target that cannot be reached (nothing listens on port 1)
@@ -560,7 +569,7 @@ REPETITION_PLAY = textwrap.dedent("""\
           ignore_unreachable: true
         - name: Say what happened
           ansible.builtin.debug:
-            msg: "{{ {'ran': ran, 'failed': failed, 'gone': gone} | to_json }}"
+            msg: "{{ {'ran': ran, 'ran2': ran2, 'failed': failed, 'gone': gone} | to_json }}"
     """)
 
 
@@ -580,7 +589,12 @@ def test_a_repetition_runs_keeps_its_output_and_makes_an_unreachable_target_a_fa
     # a failure, not unreachable: the play host stays in the play and a rescue records it
     assert gone["failed"] is True and not gone.get("unreachable"), gone
     assert gone["msg"].startswith("guest-gone (gone) is unreachable: ")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["metal-aa.txt"]
+    # each kept run's start and end, as the controller timed them, in the host's file of the round
+    assert json.loads((tmp_path / "out" / "timings-localhost.json").read_text()) == {
+        "metal-aa": {"start": ran["start"], "end": ran["end"]},
+        "metal": {"start": said["ran2"]["start"], "end": said["ran2"]["end"]}}
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["metal-aa.txt", "metal.txt",
+                                                                     "timings-localhost.json"]
 
 
 def test_a_repetition_releases_the_guest_and_confines_it_again_whatever_happens(monkeypatch):
@@ -621,16 +635,22 @@ def test_a_repetition_releases_the_guest_and_confines_it_again_whatever_happens(
             assert result["msg"] == "guest-nosmt (guest-nosmt) is unreachable: refused"
 
 
-def test_a_repetition_is_two_tasks_and_a_remote_guests_isolation_wraps_it():
-    # every task costs the controller ~0.08 s, skipped or not: a repetition is the run and its timing
+def test_a_repetition_is_one_task_and_a_remote_guests_isolation_wraps_it():
+    # every task costs the controller ~0.08 s, skipped or not: a repetition is the run, which keeps its
+    # result and its times, and the round's record reads the times from the file they went to
     tasks = yaml.safe_load((ROLE / "tasks" / "run_target.yml").read_text())
-    assert len(tasks) == 1 and len(tasks[0]["block"]) == 2 and "always" not in tasks[0]
-    assert "when" not in tasks[0]["block"][0]
+    assert len(tasks) == 1 and len(tasks[0]["block"]) == 1 and "always" not in tasks[0]
+    run = tasks[0]["block"][0]
+    assert "when" not in run
+    record = next(t for t in _tasks(ROLE / "tasks" / "round.yml") if "vmparity_keep" in t)
+    name = run["vmparity_repetition"]["timings"].rsplit("/", 1)[1]
+    assert name == "timings-{{ inventory_hostname }}.json" and name in record["vars"]["bench_round_timings_file"]
+    assert "bench_round_timings_file" in record["vmparity_keep"]["content"]
     # where the isolation cannot be done in the repetition's own task, it is done around it, whatever
     # happens: released, measured (the same two tasks), confined again
     wrapped = yaml.safe_load((ROLE / "tasks" / "run_target_isolated.yml").read_text())[0]
     assert wrapped["block"][0]["vmparity_isolate"]["measuring"] == "{{ bench_target_domain }}"
-    assert wrapped["block"][1]["ansible.builtin.include_tasks"] == "run_target.yml"
+    assert wrapped["block"][1]["ansible.builtin.include_tasks"] == "run_target.yml"  # the same task
     assert "measuring" not in wrapped["always"][0]["vmparity_isolate"]
     include = next(t for t in _tasks(ROLE / "tasks" / "round.yml") if "Run the targets" in t.get("name", ""))
     assert "run_target_isolated.yml" in include["ansible.builtin.include_tasks"]

@@ -10,6 +10,8 @@ Staging layout (written by the bench role, read here):
   rounds/<k>/<target>.txt          benchrun's output of round k on target
   rounds/<k>/host-<host>.json      {"host", "round", "seed", "order": [...], "hygiene": {...},
                                     "timings": {target: {"start", "end"}}}
+  rounds/<k>/timings-<host>.json   {target: {"start", "end"}}: each repetition's, written by its own task
+                                    and read into host-<host>.json by the round's record (not read here)
   ab.json                          an A/B run's BASE: {"base-ref", "base-commit"} (rounds.json `ab`)
   rounds/failed-<host>.json        {"host", "failed": {target: {"round", "rounds_done", "msg"}},
                                     "host-failed": {"round", "msg"} or null}

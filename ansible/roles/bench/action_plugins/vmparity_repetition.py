@@ -1,15 +1,17 @@
 # One repetition of a target in one task: benchrun through the target's shell
 # (the vmparity role's vmparity_run), its output kept on the controller
-# (vmparity_keep), and, on the default lab whose metal host is the controller
-# itself, the guest's qemu released while it is measured and confined again
-# afterwards (vmparity_isolate's work, in this process). Each of those was a
-# task of its own, and a task costs the controller 0.06-0.11 s whatever it does
-# (forking a worker, templating, callbacks): a verify run's 80 repetitions
-# spent 46 s in the tasks around benchrun (docs/notes/lab-verify.md).
+# (vmparity_keep), its start and end noted beside the round's others, and, on
+# the default lab whose metal host is the controller itself, the guest's qemu
+# released while it is measured and confined again afterwards
+# (vmparity_isolate's work, in this process). Each of those was a task of its
+# own, and a task costs the controller 0.06-0.11 s whatever it does (forking a
+# worker, templating, callbacks): a verify run's 80 repetitions spent 46 s in
+# the tasks around benchrun (docs/notes/lab-verify.md).
 from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
@@ -46,12 +48,15 @@ description:
 options:
   target: {description: The target's name for the result's header and the messages., type: str, required: true}
   keep: {description: The file on the controller that gets the output (its directory must exist)., type: path, required: true}
+  timings:
+    description: A JSON file on the controller whose object gets I(target)'s start and end (and clock-retried).
+    type: path
   isolate:
     description: vmparity_isolate's state_file, holder, measuring (the guest's domain) and guest_match.
     type: dict
 """
 
-_OWN = frozenset(("target", "keep", "isolate"))
+_OWN = frozenset(("target", "keep", "timings", "isolate"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,12 +64,31 @@ def _isolation_module():
     return _isolate._module()
 
 
+def note_times(path, target, result):
+    """Add target's start and end (the controller's clock around the run, and why it was run again if
+    its own clock disagreed) to the JSON object in path, a file per host and round: the round's
+    record takes them from there (round.yml). A host measures one target at a time, so no two
+    repetitions write one file at once."""
+    path = os.path.expanduser(str(path))
+    try:
+        with open(path, encoding="utf-8") as f:
+            times = json.load(f)
+    except FileNotFoundError:
+        times = {}
+    if not isinstance(times, dict):
+        raise ValueError("not a JSON object of targets' times")
+    times[target] = {"start": result["start"], "end": result["end"]}
+    if result.get("clock_retried"):
+        times[target]["clock-retried"] = result["clock_retried"]
+    _keep.keep(json.dumps(times, indent=1, sort_keys=True), path)
+
+
 class ActionModule(_run.ActionModule):
     _VALID_ARGS = _run.ActionModule._VALID_ARGS | _OWN
 
     def run(self, tmp=None, task_vars=None):
         args = self._task.args
-        target, dest, isolate = args.get("target"), args.get("keep"), args.get("isolate")
+        target, dest, isolate, timings = args.get("target"), args.get("keep"), args.get("isolate"), args.get("timings")
         if not target or not dest:
             raise AnsibleActionFail("vmparity_repetition: target and keep are required")
         if isolate is not None and not isinstance(isolate, dict):
@@ -87,8 +111,12 @@ class ActionModule(_run.ActionModule):
             return result
         try:
             _keep.keep(rounds.relabel(result["stdout"], target) + "\n", dest)
+            if timings:
+                note_times(timings, target, result)
         except OSError as e:
-            raise AnsibleActionFail(f"vmparity_repetition: {dest}: {e.strerror or e}") from e
+            raise AnsibleActionFail(f"vmparity_repetition: {e.filename or dest}: {e.strerror or e}") from e
+        except ValueError as e:
+            raise AnsibleActionFail(f"vmparity_repetition: {timings}: {e}") from e
         result["dest"] = os.path.expanduser(str(dest))
         return result
 
