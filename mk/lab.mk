@@ -15,7 +15,7 @@ LAB_TEST_ARGS    ?=
 # The minutes lab-up's site.yml may take, from provisioning to the report: the
 # rounds are planned to fit them and stop at their deadline (docs/lab.md, "A
 # time budget"). 0 = no budget: the profile's rounds in full.
-#> lab-up: the minutes from provisioning to the report; rounds are planned to fit (0: no budget)
+#> lab-up: the minutes from provisioning to the report; rounds are planned to fit (0: no budget); given on the command line, lab-ab, lab-verify and kvm-lab take it too
 LAB_MINUTES      ?= 11
 LAB_PLAYBOOKS    := $(ROOT)/ansible/playbooks
 #> where runs are stored (runs/<run-id>/) and read from
