@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from vmparity.lab import source_file
+
 REPO = Path(__file__).resolve().parents[1]
 ROLES = REPO / "ansible" / "roles"
 ROLE = ROLES / "bench"
@@ -34,13 +36,8 @@ def _playbook(play, *args):
 
 
 def _plugin(name, role="bench"):
-    import importlib.util
-
     pytest.importorskip("ansible", reason="ansible is the lab extra's")
-    spec = importlib.util.spec_from_file_location(name, ROLES / role / "action_plugins" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return source_file.load(name, ROLES / role / "action_plugins" / f"{name}.py")
 
 
 def _keep():
@@ -658,4 +655,7 @@ def test_a_repetition_is_one_task_and_a_remote_guests_isolation_wraps_it():
     # only where the rounds' isolation confined anything: a host of one CPU gives no CPU to a guest
     start = next(t for t in _tasks(ROLE / "tasks" / "rounds.yml") if t.get("name") == "Start the clock of the rounds")
     assert "'bench-cpu' in" in start["ansible.builtin.set_fact"]["bench_isolation_guests"]
-    assert "bench_isolation_guests" in include["ansible.builtin.include_tasks"]
+    assert "bench_isolation_guests" in include["vars"]["bench_release_guest"]
+    # which the include decides once, for its choice of file and for the repetition's own isolation
+    assert "bench_release_guest" in include["ansible.builtin.include_tasks"]
+    assert "bench_release_guest" in run["vmparity_repetition"]["isolate"]

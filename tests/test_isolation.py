@@ -1,17 +1,16 @@
 """Isolation (docs/noise.md): which processes the bench role's vmparity_isolate
 module confines to the other CPUs, and that it gives every mask back."""
 
-import importlib.util
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from vmparity.lab import source_file
+
 PATH = Path(__file__).resolve().parents[1] / "ansible/roles/bench/library/vmparity_isolate.py"
-spec = importlib.util.spec_from_file_location("vmparity_isolate", PATH)
-iso = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(iso)
+iso = source_file.load("vmparity_isolate", PATH)
 
 CP = "/root/.ansible/cp"
 LAB = "/root/.cache/vmparity/lab/"

@@ -7,22 +7,20 @@
 # (a verify run makes ~80 of them, a lab run ~60).
 from __future__ import annotations
 
-import importlib.util
 import os
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from vmparity.lab import source_file
+
 _MODULE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "library", "vmparity_isolate.py")
 _CHOICES = ("confined", "restored")
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("vmparity_isolate_module", _MODULE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return source_file.load("vmparity_isolate_module", _MODULE)
 
 
 def runs_here(transport, become):

@@ -10,28 +10,20 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 
-from vmparity.lab import rounds
+from vmparity.lab import rounds, source_file
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROLES = os.path.dirname(os.path.dirname(_HERE))
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_run = _load("vmparity_run_action", os.path.join(_ROLES, "vmparity", "action_plugins", "vmparity_run.py"))
-_keep = _load("vmparity_keep_action", os.path.join(_HERE, "vmparity_keep.py"))
-_isolate = _load("vmparity_isolate_action", os.path.join(_HERE, "vmparity_isolate.py"))
+_run = source_file.load("vmparity_run_action", os.path.join(_ROLES, "vmparity", "action_plugins", "vmparity_run.py"))
+_keep = source_file.load("vmparity_keep_action", os.path.join(_HERE, "vmparity_keep.py"))
+_isolate = source_file.load("vmparity_isolate_action", os.path.join(_HERE, "vmparity_isolate.py"))
 
 DOCUMENTATION = r"""
 action: vmparity_repetition
