@@ -122,6 +122,12 @@ def test_lab_up_starts_every_guest_and_container(lab):
     assert running == {lab.prefix + v for v in container_variants()}
     quota = client.containers.get(lab.prefix + "quota").attrs["HostConfig"]
     assert quota["NetworkMode"] == "none" and 0 < quota["NanoCpus"] < os.cpu_count() * 1e9
+    # the guests were reached through OpenSSH's shared connection (guests_connection), not a Python
+    # started in each: a control socket per guest's port (register.yml's control path), which the
+    # next playbook run reuses
+    ports = json.loads((lab.state_dir / "ports.json").read_text())
+    sockets = {p.name.split("-")[0] for p in (Path.home() / ".ansible" / "cp").glob("*")}
+    assert {str(ports[name]) for name in names} <= sockets, (ports, sockets)
 
 
 def test_smoke_profile_runs_and_is_collected_everywhere(lab):

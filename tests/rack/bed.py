@@ -236,9 +236,6 @@ KVM_HOST_VARS = {
     # 38 kB of a full boot log cost 13 s a boot (199 s for two guests, 172 s quiet, 2026-12-06);
     # warnings and panics still reach the console log shown when a guest does not come up
     "guests_base_cmdline": "root=/dev/vda rw console=ttyS0 quiet",
-    # Python in its KVM guests is slow to start (Mitogen's, in every playbook run), while OpenSSH's
-    # shared connection outlives the run (docs/kvm.md, "Limits of the nested host")
-    "guests_connection": "ansible.builtin.ssh",
     # a KVM guest of it reaches SSH in 60-160 s, but its kernel has stopped for good at
     # its HPET's setup (twice in a row, in CI) or waited minutes on udev: five minutes a
     # boot, three boots, before the run gives up on a guest

@@ -84,7 +84,7 @@ def test_site_yml_runs_kvm_guests_checked_against_their_variants(laptop):
     # the two hosts booted their guests at once: one boot batch for both, not one host after the other
     batches = [line for line in out.splitlines() if line.startswith("included: ") and "/boot_batch.yml for " in line]
     assert any(all(h.name in line for h in HOSTS) for line in batches), batches
-    # its guests were reached through OpenSSH's shared connection (the inventory's guests_connection),
+    # its guests were reached through OpenSSH's shared connection (the guests role's guests_connection),
     # not Mitogen's Python: a control socket per guest's port, which kvm-verify's run reuses
     sockets = {p.name.split("-")[0] for p in (laptop.root / "bed" / "laptop-home" / ".ansible" / "cp").glob("*")}
     for h in HOSTS:
