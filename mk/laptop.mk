@@ -9,7 +9,7 @@ LAPTOP_EXTRAS ?= laptop
 #> laptop: the Python (>= 3.11, with venv) the .venv is made from
 PYTHON3       ?= python3
 
-.PHONY: laptop laptop-venv
+.PHONY: laptop laptop-venv test-install
 
 laptop: laptop-venv ## Without root or apt: .venv (vmparity, Ansible, Fabric from pip), the Ansible collections, and `make bench` with its own Go
 	@command -v $(BENCH_CC) >/dev/null || { echo "laptop: make bench needs $(BENCH_CC) with static glibc" \
@@ -30,3 +30,12 @@ $(STAMPS)/laptop: pyproject.toml ansible/requirements.yml
 	$(PY) -m pip install -q -e '.[$(LAPTOP_EXTRAS)]'
 	$(ANSIBLE_GALAXY) collection install -r ansible/requirements.yml
 	@touch $@
+
+# Both routes in, tried as a laptop user would (tests/install): an unprivileged
+# user, a copy of the repository, a HOME of its own, PyPI and the Go module
+# proxy. Minutes of downloads and builds, so a suite of `make test`, not of
+# `make check`.
+test-install: $(STAMPS)/venv ## Try `pip install .` and `make laptop` as a user without root, in a copy of the repository (downloads and builds anew: minutes)
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) -m install tests/install
+
+TEST_TARGETS += test-install

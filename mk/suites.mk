@@ -25,9 +25,13 @@ CHECK_LANE_1   ?= test-py
 # nested host's hpet guest did not reach SSH in 300 s, then its host stopped
 # answering. Lane 2: check's suites, which need no daemon.
 TEST_LANE_1    ?= test-image test-lab-e2e test-lab-repro rack-test test-kvm
+# First in lane 2: the install routes' downloads and builds, beside the image
+# test and the lab's start, not beside the lab's verify test at the end of
+# test-lab-e2e, whose verdicts a busy core can move.
+TEST_LANE_2_FIRST ?= test-install
 
 check_lanes = "$(CHECK_LANE_1)" "$(filter-out $(CHECK_LANE_1),$(CHECK_TARGETS))"
-test_lanes  = "$(TEST_LANE_1)" "$(filter-out $(TEST_LANE_1),$(CHECK_TARGETS) $(TEST_TARGETS))"
+test_lanes  = "$(TEST_LANE_1)" "$(TEST_LANE_2_FIRST) $(filter-out $(TEST_LANE_1) $(TEST_LANE_2_FIRST),$(CHECK_TARGETS) $(TEST_TARGETS))"
 
 .PHONY: check test
 
