@@ -130,10 +130,19 @@ def test_the_added_rounds_stop_at_the_most_and_at_the_time_budget(tmp_path):
         _add(staging, added_rounds.plan_next(staging, "localhost", goal_pct=3, most=2, seconds=120), seconds=20.0)
     plan = added_rounds.plan_next(staging, "localhost", goal_pct=3, most=2, seconds=120)
     assert plan["round"] is None and "the most allowed (2)" in plan["why"] and plan["added-rounds"] == 2
-    # two rounds of 20 s each (from the first target's start to the last one's end): 40 s
-    plan = added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=40)
-    assert plan["round"] is None and "took 40 s" in plan["why"]
-    assert added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=41)["round"] == 13
+    # two rounds of 20 s each (from the first target's start to the last one's end): 40 s, and a third
+    # would take 20 s more: it is added only if the budget holds all three
+    plan = added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=59)
+    assert plan["round"] is None and "took 40 s and the next would take about 20 s" in plan["why"]
+    assert added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=60)["round"] == 13
+
+
+def test_the_first_added_round_is_taken_to_last_as_long_as_the_caller_says(tmp_path):
+    staging = _stage(tmp_path)
+    plan = added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=30, round_seconds=31)
+    assert plan["round"] is None and "the budget is 30 s" in plan["why"]
+    assert added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=31, round_seconds=31)["round"] == 11
+    assert added_rounds.plan_next(staging, "localhost", goal_pct=3, most=6, seconds=0)["round"] is None
 
 
 def test_tcg_guests_and_quiet_targets_are_left_out(tmp_path):
@@ -282,9 +291,9 @@ def test_the_rounds_measuring_again_stop_at_their_time_budget(tmp_path):
         plan = _confirm(staging)
         _write_round(staging, plan["round"], plan["order"], added=plan["added"], only=set(plan["added"]["jobs"]),
                      seconds=30.0)
-    plan = _confirm(staging, seconds=60)
-    assert plan["round"] is None and "took 60 s" in plan["why"]
-    assert _confirm(staging, seconds=61)["round"] == 13
+    plan = _confirm(staging, seconds=89)
+    assert plan["round"] is None and "took 60 s and the next would take about 30 s" in plan["why"]
+    assert _confirm(staging, seconds=90)["round"] == 13
 
 
 def test_tcg_guests_are_not_measured_again_and_the_aa_pass_is(tmp_path):

@@ -222,7 +222,10 @@ def _parser(command=None):
                    help="add rounds for the rows whose minimum detectable effect is above PCT (default 3 %%)")
     m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N rounds in all (default 6)")
     m.add_argument("--seconds", type=at_least(0), default=120, metavar="S",
-                   help="add no round once the added rounds took S seconds (default 120)")
+                   help="add a round only if the added rounds would then have taken at most S seconds, the next "
+                        "as long as the longest so far (default 120)")
+    m.add_argument("--round-seconds", type=at_least(0), default=0, metavar="R",
+                   help="how long the first added round is expected to take (default 0)")
     m = lab.add_parser("budget", help="plan a lab run to fit LAB_MINUTES: rounds per target kind and the deadline "
                        "(prints the bench role's facts as JSON; vmparity/lab/budget.yaml)")
     m.add_argument("--minutes", type=float, required=True, help="the minutes the run may take from --started to its report")
@@ -241,7 +244,10 @@ def _parser(command=None):
     m.add_argument("--host", required=True, help="the metal host whose targets to check (its rounds' host-<host>.json)")
     m.add_argument("--most", type=at_least(0), default=6, metavar="N", help="add at most N such rounds (default 6)")
     m.add_argument("--seconds", type=at_least(0), default=90, metavar="S",
-                   help="add no such round once they took S seconds (default 90)")
+                   help="add such a round only if they would then have taken at most S seconds, the next as long "
+                        "as the longest so far (default 90)")
+    m.add_argument("--round-seconds", type=at_least(0), default=0, metavar="R",
+                   help="how long the first such round is expected to take (default 0)")
     m = lab.add_parser("variants", help="check a variants file against its schema and print its variants merged with the defaults")
     kinds = m.add_subparsers(dest="variants_kind", required=True, parser_class=_Parser)
     g = kinds.add_parser("guests", help="vm-templates/variants.yml: the guest matrix")

@@ -21,10 +21,12 @@ def run(a, out, err):
             err.write(f"vmparity: warning: {target}: rounds {', '.join(map(str, ks))} missing\n")
         return 0
     if a.lab_command == "added-round":
-        out.write(json.dumps(added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds)) + "\n")
+        plan = added_rounds.plan_next(a.staging, a.host, a.goal, a.most, a.seconds, round_seconds=a.round_seconds)
+        out.write(json.dumps(plan) + "\n")
         return 0
     if a.lab_command == "confirm-round":
-        out.write(json.dumps(added_rounds.plan_confirm(a.staging, a.host, a.most, a.seconds)) + "\n")
+        plan = added_rounds.plan_confirm(a.staging, a.host, a.most, a.seconds, round_seconds=a.round_seconds)
+        out.write(json.dumps(plan) + "\n")
         return 0
     if a.lab_command == "budget":
         return budget_cmd(a, out)

@@ -9,9 +9,9 @@ whose rows are still wide, only the benchrun jobs of the rows whose minimum
 detectable effect (decide/figures.row_mdes, the report's own figure) is above
 the goal (memcpy only its sizes from the smallest wide one), in an order
 shuffled like any round's. It stops when no row is above
-the goal, after `most` added rounds, or once the added rounds have taken their
-time budget (checked before each round, so the last may overrun it by one
-round's time). rounds.json records each added round with its jobs and why,
+the goal, after `most` added rounds, or when the next would end past their time
+budget (the next taken to last as long as the longest added so far, the first
+as long as the caller says). rounds.json records each added round with its jobs and why,
 and (`added-stop`) the goal and why they stopped, for the report's Sensitivity
 table to mark the families still above the goal.
 
@@ -60,12 +60,14 @@ def reason(rec):
     return None if not added else added.get("reason", WIDE)
 
 
-def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05):
+def plan_next(staging_run, host, goal_pct, most, seconds, alpha=0.05, round_seconds=0.0):
     """The next added round of `host` in a staging run, as the bench role runs a round:
     {"round": k, "order": [...], "only": benchrun's --only, "added": {...}}, or
-    {"round": None, "why": ...} when no round is to be added."""
+    {"round": None, "why": ...} when no round is to be added. A round is added only if it
+    would end within `seconds` of added rounds (_so_far); round_seconds is how long the first
+    is expected to take."""
     staging_run = Path(staging_run)
-    records, added, used, stop = _so_far(staging_run, host, WIDE, most, seconds, "rounds added")
+    records, added, used, stop = _so_far(staging_run, host, WIDE, most, seconds, "rounds added", round_seconds)
     if stop:
         return _keep_stop(staging_run, host, goal_pct, stop)
     with _merged_table(staging_run, host, records, alpha) as (t, kinds):
@@ -93,13 +95,13 @@ def _keep_stop(staging_run, host, goal_pct, stop):
     return stop
 
 
-def plan_confirm(staging_run, host, most, seconds, alpha=0.05):
+def plan_confirm(staging_run, host, most, seconds, alpha=0.05, round_seconds=0.0):
     """The next round added to measure again the rows beyond noise, as plan_next's, or
     {"round": None, "why": ...}. The first decides which rows, from the rounds so far, and
     records them (`rows-beyond-noise`); the others measure the same jobs on the same targets."""
     staging_run = Path(staging_run)
     records, done, used, stop = _so_far(staging_run, host, CONFIRM, most, seconds,
-                                        "rounds added to measure the rows beyond noise again")
+                                        "rounds added to measure the rows beyond noise again", round_seconds)
     if stop:
         return stop
     if done:
@@ -176,20 +178,26 @@ def memcpy_min_size(names):
     return min(sizes, default=0)
 
 
-def _so_far(staging_run, host, why, most, seconds, what):
+def _so_far(staging_run, host, why, most, seconds, what, round_seconds=0.0):
     """(the host's round records, those added for `why`, the seconds they took, and the stop
-    when no more are to be added: an A/B run, the most rounds, the time budget; else None)."""
+    when no more are to be added: an A/B run, the most rounds, the time budget; else None).
+    A round is added only if it would end within `seconds`: the next taken to last as long as
+    the longest of them so far, the first `round_seconds`. (Checking only the time already
+    taken let a budgeted run keep a planned round's time in reserve that its short confirming
+    rounds never used, and stop them while rows of its A/A pass were still beyond noise.)"""
     if (staging_run / rounds.AB_FILE).exists():
         return None, (), 0.0, _stop("an A/B run: its rows are decided HEAD against BASE, which added rounds "
                                     "do not narrow")
     records = _host_records(staging_run, host)
     done = [r for r in records if reason(r) == why]
     used = sum(_seconds(r) for r in done)
+    upcoming = max((_seconds(r) for r in done), default=round_seconds)
     stop = None
     if len(done) >= most:
         stop = _stop(f"{len(done)} {what}, the most allowed ({most})", done, used)
-    elif used >= seconds:
-        stop = _stop(f"the {what} took {used:.0f} s, the budget is {seconds:.0f} s", done, used)
+    elif seconds <= 0 or used + upcoming > seconds:
+        stop = _stop(f"the {what} took {used:.0f} s and the next would take about {upcoming:.0f} s, "
+                     f"the budget is {seconds:.0f} s", done, used)
     return records, done, used, stop
 
 
