@@ -56,9 +56,9 @@ def test_a_profile_with_fewer_rounds_than_the_floor_keeps_its_own():
 
 def test_the_slowest_host_of_a_rack_sets_the_rounds():
     fast = [t for t in LAB if not t["target"].startswith("guest-")]
-    alone = _plan(14, hosts={"a": fast})["count"]
-    both = _plan(14, hosts={"a": fast, "b": LAB})["count"]
-    assert both == _plan(14, hosts={"b": LAB})["count"] and both < alone
+    alone = _plan(11, hosts={"a": fast})["count"]
+    both = _plan(11, hosts={"a": fast, "b": LAB})["count"]
+    assert both == _plan(11, hosts={"b": LAB})["count"] and both < alone
 
 
 def test_no_minutes_and_an_unknown_profile_are_refused():
